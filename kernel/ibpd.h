@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * Copyright (c) 2026 The ibpd authors.
+ */
+
+#ifndef _IBPD_H
+#define _IBPD_H
+
+#include <linux/bits.h>
+#include <linux/list.h>
+#include <linux/types.h>
+#include <linux/xarray.h>
+#include <rdma/ib_umem.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/uverbs_ioctl.h>
+
+#include "compat.h"
+
+#define IBPD_DEFAULT_MAX_PD	BIT(21)
+#define IBPD_MAX_MR		BIT(20)
+
+struct ibpd_dev {
+	struct ib_device ibdev;
+	struct list_head list;		/* on ibpd_dev_list */
+
+	struct xarray pds;		/* pdn -> struct ibpd_pd */
+	u32 next_pdn;
+	atomic_t num_pds;
+	u32 max_pd;
+
+	struct xarray mrs;		/* key -> struct ibpd_mr */
+	u32 next_mr_key;
+	atomic_t num_mrs;
+
+	struct dentry *ddir;
+	bool fail_alloc_pd;
+	bool fail_reg_mr;
+	bool fail_import;
+};
+
+struct ibpd_ucontext {
+	struct ib_ucontext ibuc;
+};
+
+struct ibpd_pd {
+	struct ib_pd ibpd;
+	u32 pdn;
+};
+
+struct ibpd_mr {
+	struct ib_mr ibmr;
+	struct ib_umem *umem;
+};
+
+static inline struct ibpd_dev *to_idev(struct ib_device *ibdev)
+{
+	return container_of(ibdev, struct ibpd_dev, ibdev);
+}
+
+static inline struct ibpd_pd *to_ipd(struct ib_pd *ibpd)
+{
+	return container_of(ibpd, struct ibpd_pd, ibpd);
+}
+
+static inline struct ibpd_mr *to_imr(struct ib_mr *ibmr)
+{
+	return container_of(ibmr, struct ibpd_mr, ibmr);
+}
+
+/* main.c */
+extern unsigned int ibpd_max_pd;
+
+/* verbs.c */
+int ibpd_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
+		      struct ib_udata *udata);
+int ibpd_query_port(struct ib_device *ibdev, u32 port,
+		    struct ib_port_attr *attr);
+int ibpd_get_port_immutable(struct ib_device *ibdev, u32 port,
+			    struct ib_port_immutable *immutable);
+enum rdma_link_layer ibpd_get_link_layer(struct ib_device *ibdev, u32 port);
+int ibpd_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata);
+void ibpd_dealloc_ucontext(struct ib_ucontext *ibuc);
+int ibpd_query_ucontext(struct ib_ucontext *ibuc,
+			struct uverbs_attr_bundle *attrs);
+void ibpd_disassociate_ucontext(struct ib_ucontext *ibuc);
+int ibpd_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
+int ibpd_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
+struct ib_mr *ibpd_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+			       u64 virt_addr, int access,
+			       struct ib_udata *udata);
+int ibpd_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+void ibpd_dev_init_objects(struct ibpd_dev *dev);
+void ibpd_dev_fini_objects(struct ibpd_dev *dev);
+
+/* std_types.c */
+extern const struct uapi_definition ibpd_uapi_defs[];
+
+/* debugfs.c */
+void ibpd_debugfs_init(void);
+void ibpd_debugfs_exit(void);
+void ibpd_debugfs_dev_init(struct ibpd_dev *dev);
+void ibpd_debugfs_dev_exit(struct ibpd_dev *dev);
+
+#endif /* _IBPD_H */

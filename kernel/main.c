@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * Copyright (c) 2026 The ibpd authors.
+ *
+ * Module init/exit and device lifecycle. Devices are created at load time
+ * ("ndevs" parameter) and at run time with iproute2's
+ * "rdma link add NAME type ibpd netdev DEV"; "rdma link delete NAME" and
+ * module unload remove them, disassociating any files still open.
+ */
+
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/slab.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/rdma_netlink.h>
+#include <rdma/ibpd-abi.h>
+
+#include "ibpd.h"
+
+static unsigned int ndevs = 1;
+module_param(ndevs, uint, 0444);
+MODULE_PARM_DESC(ndevs, "Number of ibpd devices created at load (default 1)");
+
+unsigned int ibpd_max_pd = IBPD_DEFAULT_MAX_PD;
+module_param_named(max_pd, ibpd_max_pd, uint, 0644);
+MODULE_PARM_DESC(max_pd, "Default max_pd of new devices (default 2097152)");
+
+/* ibpd has no driver id: never look devices up by RDMA_DRIVER_UNKNOWN. */
+static LIST_HEAD(ibpd_dev_list);
+static DEFINE_MUTEX(ibpd_dev_lock);
+
+static int ibpd_enable_driver(struct ib_device *ibdev)
+{
+	ibpd_debugfs_dev_init(to_idev(ibdev));
+	return 0;
+}
+
+static void ibpd_dealloc_driver(struct ib_device *ibdev)
+{
+	struct ibpd_dev *dev = to_idev(ibdev);
+
+	ibpd_debugfs_dev_exit(dev);
+	ibpd_dev_fini_objects(dev);
+
+	mutex_lock(&ibpd_dev_lock);
+	list_del(&dev->list);
+	mutex_unlock(&ibpd_dev_lock);
+}
+
+static const struct ib_device_ops ibpd_dev_ops = {
+	.owner = THIS_MODULE,
+	.driver_id = RDMA_DRIVER_UNKNOWN,
+	.uverbs_abi_ver = IBPD_UVERBS_ABI_VERSION,
+
+	.alloc_pd = ibpd_alloc_pd,
+	.alloc_ucontext = ibpd_alloc_ucontext,
+	.dealloc_driver = ibpd_dealloc_driver,
+	.dealloc_pd = ibpd_dealloc_pd,
+	.dealloc_ucontext = ibpd_dealloc_ucontext,
+	.dereg_mr = ibpd_dereg_mr,
+	.disassociate_ucontext = ibpd_disassociate_ucontext,
+	.enable_driver = ibpd_enable_driver,
+	.get_link_layer = ibpd_get_link_layer,
+	.get_port_immutable = ibpd_get_port_immutable,
+	.query_device = ibpd_query_device,
+	.query_port = ibpd_query_port,
+	.query_ucontext = ibpd_query_ucontext,
+	.reg_user_mr = ibpd_reg_user_mr,
+
+	INIT_RDMA_OBJ_SIZE(ib_pd, ibpd_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_ucontext, ibpd_ucontext, ibuc),
+};
+
+static int ibpd_dev_add(const char *name)
+{
+	struct ibpd_dev *dev;
+	int ret;
+
+	dev = ib_alloc_device(ibpd_dev, ibdev);
+	if (!dev)
+		return -ENOMEM;
+
+	ibpd_dev_init_objects(dev);
+	dev->ibdev.node_type = RDMA_NODE_UNSPECIFIED;
+	dev->ibdev.phys_port_cnt = 1;
+	dev->ibdev.num_comp_vectors = 1;
+	strscpy(dev->ibdev.node_desc, "ibpd software PD device",
+		sizeof(dev->ibdev.node_desc));
+	ib_set_device_ops(&dev->ibdev, &ibpd_dev_ops);
+	dev->ibdev.driver_def = ibpd_uapi_defs;
+
+	mutex_lock(&ibpd_dev_lock);
+	list_add_tail(&dev->list, &ibpd_dev_list);
+	mutex_unlock(&ibpd_dev_lock);
+
+	ret = ib_register_device(&dev->ibdev, name, NULL);
+	if (ret) {
+		/* Runs ibpd_dealloc_driver(), which unlinks the device. */
+		ib_dealloc_device(&dev->ibdev);
+		return ret;
+	}
+	return 0;
+}
+
+static void ibpd_dev_remove_all(void)
+{
+	struct ibpd_dev *dev;
+
+	for (;;) {
+		mutex_lock(&ibpd_dev_lock);
+		dev = list_first_entry_or_null(&ibpd_dev_list, struct ibpd_dev,
+					       list);
+		if (dev)
+			get_device(&dev->ibdev.dev);
+		mutex_unlock(&ibpd_dev_lock);
+		if (!dev)
+			break;
+
+		if (ib_device_try_get(&dev->ibdev)) {
+			ib_unregister_device_and_put(&dev->ibdev);
+		} else {
+			/*
+			 * "rdma link delete" is unregistering it right now:
+			 * wait until that, and our dealloc_driver, is done.
+			 */
+			mutex_lock(&dev->ibdev.unregistration_lock);
+			mutex_unlock(&dev->ibdev.unregistration_lock);
+		}
+		put_device(&dev->ibdev.dev);
+	}
+}
+
+static int ibpd_newlink(const char *ibdev_name, struct net_device *netdev)
+{
+	/* The netdev is required by the rdma tool's syntax; ibpd has no wire. */
+	return ibpd_dev_add(ibdev_name);
+}
+
+static struct rdma_link_ops ibpd_link_ops = {
+	.type = "ibpd",
+	.newlink = ibpd_newlink,
+};
+
+static int __init ibpd_init(void)
+{
+	unsigned int i;
+	int ret;
+
+	ibpd_debugfs_init();
+
+	for (i = 0; i < ndevs; i++) {
+		ret = ibpd_dev_add("ibpd%d");
+		if (ret)
+			goto err_remove;
+	}
+
+	rdma_link_register(&ibpd_link_ops);
+	return 0;
+
+err_remove:
+	ibpd_dev_remove_all();
+	ibpd_debugfs_exit();
+	return ret;
+}
+
+static void __exit ibpd_exit(void)
+{
+	/* Waits for newlink callers; none can start after this. */
+	rdma_link_unregister(&ibpd_link_ops);
+	ibpd_dev_remove_all();
+	ibpd_debugfs_exit();
+}
+
+module_init(ibpd_init);
+module_exit(ibpd_exit);
+
+MODULE_AUTHOR("The ibpd authors");
+MODULE_DESCRIPTION("Software RDMA device for protection domain sharing");
+MODULE_LICENSE("Dual BSD/GPL");
+MODULE_ALIAS_RDMA_LINK("ibpd");

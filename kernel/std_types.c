@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * Copyright (c) 2026 The ibpd authors.
+ *
+ * Driver-namespace uverbs methods on UVERBS_OBJECT_PD.
+ */
+
+#include <rdma/ib_verbs.h>
+#include <rdma/uverbs_ioctl.h>
+#include <rdma/ibpd_user_ioctl_cmds.h>
+
+#include "ibpd.h"
+
+#define UVERBS_MODULE_NAME ibpd_ib
+#include <rdma/uverbs_named_ioctl.h>
+
+/*
+ * The ioctl twin of the write-path ALLOC_PD: the same object, built the way
+ * the core builds it, so that UVERBS_METHOD_PD_DESTROY, MR registration and
+ * the close-time cleanup treat both alike.
+ */
+static int UVERBS_HANDLER(IBPD_METHOD_PD_ALLOC)(struct uverbs_attr_bundle *attrs)
+{
+	struct ib_uobject *uobj =
+		uverbs_attr_get_uobject(attrs, IBPD_ATTR_PD_ALLOC_HANDLE);
+	struct ib_device *ibdev = attrs->context->device;
+	struct ib_pd *pd;
+	int ret;
+
+	pd = rdma_zalloc_drv_obj(ibdev, ib_pd);
+	if (!pd)
+		return -ENOMEM;
+
+	pd->device = ibdev;
+	pd->uobject = uobj;
+	atomic_set(&pd->usecnt, 0);
+	rdma_restrack_new(&pd->res, RDMA_RESTRACK_PD);
+	rdma_restrack_set_name(&pd->res, NULL);
+
+	ret = ibdev->ops.alloc_pd(pd, &attrs->driver_udata);
+	if (ret)
+		goto err_free;
+
+	rdma_restrack_add(&pd->res);
+	uobj->object = pd;
+	uverbs_finalize_uobj_create(attrs, IBPD_ATTR_PD_ALLOC_HANDLE);
+
+	return uverbs_copy_to(attrs, IBPD_ATTR_PD_ALLOC_RESP_PDN,
+			      &to_ipd(pd)->pdn, sizeof(u32));
+
+err_free:
+	rdma_restrack_put(&pd->res);
+	kfree(pd);
+	return ret;
+}
+
+/*
+ * Import looks the handle up with READ access in the caller's file and
+ * reports what the importer needs. It creates nothing and takes no
+ * reference: the PD lives until someone destroys it.
+ */
+static int UVERBS_HANDLER(IBPD_METHOD_PD_IMPORT)(struct uverbs_attr_bundle *attrs)
+{
+	struct ib_pd *ibpd =
+		uverbs_attr_get_obj(attrs, IBPD_ATTR_PD_IMPORT_HANDLE);
+	struct ibpd_pd *pd = to_ipd(ibpd);
+	u32 expected, usecnt;
+	int ret;
+
+	if (READ_ONCE(to_idev(ibpd->device)->fail_import))
+		return -ENOMEM;
+
+	if (uverbs_attr_is_valid(attrs, IBPD_ATTR_PD_IMPORT_PDN)) {
+		ret = uverbs_copy_from(&expected, attrs,
+				       IBPD_ATTR_PD_IMPORT_PDN);
+		if (ret)
+			return ret;
+		if (expected != pd->pdn)
+			return -ESTALE;
+	}
+
+	ret = uverbs_copy_to(attrs, IBPD_ATTR_PD_IMPORT_RESP_PDN, &pd->pdn,
+			     sizeof(pd->pdn));
+	if (ret)
+		return ret;
+
+	usecnt = atomic_read(&ibpd->usecnt);
+	return uverbs_copy_to(attrs, IBPD_ATTR_PD_IMPORT_RESP_USECNT, &usecnt,
+			      sizeof(usecnt));
+}
+
+DECLARE_UVERBS_NAMED_METHOD(IBPD_METHOD_PD_ALLOC,
+			    UVERBS_ATTR_IDR(IBPD_ATTR_PD_ALLOC_HANDLE,
+					    UVERBS_OBJECT_PD,
+					    UVERBS_ACCESS_NEW,
+					    UA_MANDATORY),
+			    UVERBS_ATTR_PTR_OUT(IBPD_ATTR_PD_ALLOC_RESP_PDN,
+						UVERBS_ATTR_TYPE(u32),
+						UA_MANDATORY));
+
+DECLARE_UVERBS_NAMED_METHOD(IBPD_METHOD_PD_IMPORT,
+			    UVERBS_ATTR_IDR(IBPD_ATTR_PD_IMPORT_HANDLE,
+					    UVERBS_OBJECT_PD,
+					    UVERBS_ACCESS_READ,
+					    UA_MANDATORY),
+			    UVERBS_ATTR_PTR_IN(IBPD_ATTR_PD_IMPORT_PDN,
+					       UVERBS_ATTR_TYPE(u32),
+					       UA_OPTIONAL),
+			    UVERBS_ATTR_PTR_OUT(IBPD_ATTR_PD_IMPORT_RESP_PDN,
+						UVERBS_ATTR_TYPE(u32),
+						UA_MANDATORY),
+			    UVERBS_ATTR_PTR_OUT(IBPD_ATTR_PD_IMPORT_RESP_USECNT,
+						UVERBS_ATTR_TYPE(u32),
+						UA_MANDATORY));
+
+ADD_UVERBS_METHODS(ibpd_ib_pd,
+		   UVERBS_OBJECT_PD,
+		   &UVERBS_METHOD(IBPD_METHOD_PD_ALLOC),
+		   &UVERBS_METHOD(IBPD_METHOD_PD_IMPORT));
+
+const struct uapi_definition ibpd_uapi_defs[] = {
+	UAPI_DEF_CHAIN_OBJ_TREE(UVERBS_OBJECT_PD, &ibpd_ib_pd),
+	{},
+};

@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * Copyright (c) 2026 The ibpd authors.
+ *
+ * ib_device_ops callbacks: device and port queries, user contexts,
+ * protection domains and user memory regions.
+ */
+
+#include <linux/errno.h>
+#include <linux/slab.h>
+#include <rdma/ib_umem.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/ibpd-abi.h>
+
+#include "ibpd.h"
+
+int ibpd_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
+		      struct ib_udata *udata)
+{
+	struct ibpd_dev *dev = to_idev(ibdev);
+
+	if (udata->inlen || udata->outlen)
+		return -EINVAL;
+
+	memset(attr, 0, sizeof(*attr));
+	attr->fw_ver = 1;
+	attr->max_mr_size = U32_MAX;
+	attr->page_size_cap = PAGE_SIZE;
+	attr->vendor_part_id = 1;
+	attr->max_pd = READ_ONCE(dev->max_pd);
+	attr->max_mr = IBPD_MAX_MR;
+	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
+	return 0;
+}
+
+int ibpd_query_port(struct ib_device *ibdev, u32 port,
+		    struct ib_port_attr *attr)
+{
+	/* The core zeroes *attr before calling us. */
+	attr->state = IB_PORT_ACTIVE;
+	attr->phys_state = IB_PORT_PHYS_STATE_LINK_UP;
+	attr->max_mtu = IB_MTU_4096;
+	attr->active_mtu = IB_MTU_4096;
+	attr->active_width = IB_WIDTH_1X;
+	attr->active_speed = IB_SPEED_EDR;
+	attr->max_msg_sz = U32_MAX;
+	return 0;
+}
+
+int ibpd_get_port_immutable(struct ib_device *ibdev, u32 port,
+			    struct ib_port_immutable *immutable)
+{
+	/* No MADs, no GIDs, no P_Keys: a uverbs-only device. */
+	immutable->core_cap_flags = 0;
+	immutable->gid_tbl_len = 0;
+	immutable->pkey_tbl_len = 0;
+	immutable->max_mad_size = 0;
+	return 0;
+}
+
+enum rdma_link_layer ibpd_get_link_layer(struct ib_device *ibdev, u32 port)
+{
+	return IB_LINK_LAYER_UNSPECIFIED;
+}
+
+int ibpd_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
+{
+	return 0;
+}
+
+void ibpd_dealloc_ucontext(struct ib_ucontext *ibuc)
+{
+}
+
+int ibpd_query_ucontext(struct ib_ucontext *ibuc,
+			struct uverbs_attr_bundle *attrs)
+{
+	/* The core answers the generic attributes; nothing driver-specific. */
+	return 0;
+}
+
+void ibpd_disassociate_ucontext(struct ib_ucontext *ibuc)
+{
+	/*
+	 * Nothing is mmapped to userspace, so there is nothing to zap. The
+	 * callback tells the core that the device can be removed while files
+	 * are still open.
+	 */
+}
+
+int ibpd_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	struct ibpd_dev *dev = to_idev(ibpd->device);
+	struct ibpd_pd *pd = to_ipd(ibpd);
+	struct ibpd_alloc_pd_resp resp = {};
+	int ret;
+
+	if (READ_ONCE(dev->fail_alloc_pd))
+		return -ENOMEM;
+
+	if (atomic_inc_return(&dev->num_pds) > READ_ONCE(dev->max_pd)) {
+		ret = -ENOMEM;
+		goto err_count;
+	}
+
+	ret = xa_alloc_cyclic(&dev->pds, &pd->pdn, pd,
+			      XA_LIMIT(1, IBPD_PDN_MAX), &dev->next_pdn,
+			      GFP_KERNEL);
+	if (ret < 0)
+		goto err_count;
+
+	if (udata && udata->outlen) {
+		resp.pdn = pd->pdn;
+		ret = ib_copy_to_udata(udata, &resp,
+				       min(udata->outlen, sizeof(resp)));
+		if (ret)
+			goto err_erase;
+	}
+	return 0;
+
+err_erase:
+	xa_erase(&dev->pds, pd->pdn);
+err_count:
+	atomic_dec(&dev->num_pds);
+	return ret;
+}
+
+int ibpd_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	struct ibpd_dev *dev = to_idev(ibpd->device);
+
+	xa_erase(&dev->pds, to_ipd(ibpd)->pdn);
+	atomic_dec(&dev->num_pds);
+	return 0;
+}
+
+struct ib_mr *ibpd_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+			       u64 virt_addr, int access,
+			       struct ib_udata *udata)
+{
+	struct ibpd_dev *dev = to_idev(ibpd->device);
+	struct ibpd_mr *mr;
+	u32 key;
+	int ret;
+
+	/* ib_check_mr_access() has already refused flags we do not support. */
+	if (READ_ONCE(dev->fail_reg_mr))
+		return ERR_PTR(-ENOMEM);
+
+	if (atomic_inc_return(&dev->num_mrs) > IBPD_MAX_MR) {
+		ret = -ENOMEM;
+		goto err_count;
+	}
+
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr) {
+		ret = -ENOMEM;
+		goto err_count;
+	}
+
+	mr->umem = ib_umem_get(ibpd->device, start, length, access);
+	if (IS_ERR(mr->umem)) {
+		ret = PTR_ERR(mr->umem);
+		goto err_free;
+	}
+
+	ret = xa_alloc_cyclic(&dev->mrs, &key, mr, XA_LIMIT(1, U32_MAX >> 8),
+			      &dev->next_mr_key, GFP_KERNEL);
+	if (ret < 0)
+		goto err_umem;
+
+	mr->ibmr.lkey = key << 8;
+	mr->ibmr.rkey = key << 8;
+	return &mr->ibmr;
+
+err_umem:
+	ib_umem_release(mr->umem);
+err_free:
+	kfree(mr);
+err_count:
+	atomic_dec(&dev->num_mrs);
+	return ERR_PTR(ret);
+}
+
+int ibpd_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
+{
+	struct ibpd_dev *dev = to_idev(ibmr->device);
+	struct ibpd_mr *mr = to_imr(ibmr);
+
+	xa_erase(&dev->mrs, ibmr->lkey >> 8);
+	ib_umem_release(mr->umem);
+	kfree(mr);
+	atomic_dec(&dev->num_mrs);
+	return 0;
+}
+
+void ibpd_dev_init_objects(struct ibpd_dev *dev)
+{
+	xa_init_flags(&dev->pds, XA_FLAGS_ALLOC1);
+	xa_init_flags(&dev->mrs, XA_FLAGS_ALLOC1);
+	atomic_set(&dev->num_pds, 0);
+	atomic_set(&dev->num_mrs, 0);
+	dev->max_pd = min(ibpd_max_pd, IBPD_PDN_MAX);
+}
+
+void ibpd_dev_fini_objects(struct ibpd_dev *dev)
+{
+	/* uverbs destroyed every object before the device went away. */
+	WARN_ON(!xa_empty(&dev->pds));
+	WARN_ON(!xa_empty(&dev->mrs));
+	xa_destroy(&dev->pds);
+	xa_destroy(&dev->mrs);
+}
