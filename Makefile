@@ -1,0 +1,98 @@
+# SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+#
+# ibpd: out-of-tree kernel module (Kbuild), libibpd, selftests, test VM.
+#
+#   make                 module (for the default test kernel), library, tests
+#   make check           everything, then the kselftests in the test VM
+#   make module KDIR=/lib/modules/$(uname -r)/build   build for your kernel
+#   make install [PREFIX=/usr/local] [DESTDIR=]
+
+VERSION    := 1.0.0
+KERNEL     ?= 6.1
+IBPD_CACHE ?= $(HOME)/.cache/ibpd
+export IBPD_CACHE
+
+# The test kernel (image, headers, source) comes from Debian packages.
+KCACHE = $(shell scripts/kernel-fetch $(KERNEL))
+KDIR  ?= $(KCACHE)/build
+KSRC  ?= $(KCACHE)/source
+
+CC      ?= gcc
+CFLAGS  ?= -O2 -g
+WARN    := -Wall -Wextra -Werror=implicit-function-declaration \
+	   -Wno-unused-parameter -Wno-missing-field-initializers
+UCFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -fPIC -D_GNU_SOURCE \
+	   -Iuser -Iuapi -fvisibility=default
+B       := build
+
+LIB_SRCS := user/cmd.c user/device.c user/mr.c user/netlink.c user/pd.c
+LIB_OBJS := $(LIB_SRCS:user/%.c=$(B)/user/%.o)
+SONAME   := libibpd.so.1
+
+TESTS    := $(B)/selftests/ibpd_test $(B)/selftests/ibpd_unload_test
+
+PREFIX  ?= /usr/local
+LIBDIR  ?= $(PREFIX)/lib
+INCDIR  ?= $(PREFIX)/include
+
+.PHONY: all module lib selftests check demo clean install modules_install
+
+all: module lib selftests
+
+module:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+
+lib: $(B)/$(SONAME) $(B)/libibpd.a $(B)/libibpd.pc $(B)/ibpd
+
+$(B)/ibpd: user/ibpd_tool.c user/ibpd.h user/scm_rights.h $(B)/$(SONAME)
+	$(CC) $(UCFLAGS) -o $@ $< -L$(B) -libpd -Wl,-rpath,'$$ORIGIN'
+
+$(B)/user/%.o: user/%.c user/ibpd.h user/ibpd_int.h $(wildcard uapi/rdma/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(UCFLAGS) -c -o $@ $<
+
+$(B)/$(SONAME): $(LIB_OBJS) user/libibpd.map
+	$(CC) -shared -Wl,-soname,$(SONAME) \
+		-Wl,--version-script,user/libibpd.map -Wl,-z,defs \
+		-o $@ $(LIB_OBJS)
+	ln -sf $(SONAME) $(B)/libibpd.so
+
+$(B)/libibpd.a: $(LIB_OBJS)
+	$(AR) rcs $@ $^
+
+$(B)/libibpd.pc: user/libibpd.pc.in
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+	    -e 's|@INCLUDEDIR@|$(INCDIR)|' -e 's|@VERSION@|$(VERSION)|' \
+	    $< > $@
+
+selftests: $(TESTS)
+
+$(B)/selftests/%: selftests/%.c selftests/ibpd_test.h user/scm_rights.h $(B)/$(SONAME)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Wall -D_GNU_SOURCE -Iuser -Iuapi \
+		-I$(KSRC)/tools/testing/selftests -o $@ $< \
+		-L$(B) -libpd -Wl,-rpath,'$$ORIGIN/..'
+
+check: all
+	scripts/check
+
+demo: all
+	scripts/vm-run -- $(B)/ibpd demo
+
+clean:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null || true
+	rm -rf $(B) out
+
+install: lib
+	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCDIR)/rdma
+	install -m 0755 $(B)/$(SONAME) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libibpd.so
+	install -m 0644 $(B)/libibpd.a $(DESTDIR)$(LIBDIR)/
+	install -m 0644 $(B)/libibpd.pc $(DESTDIR)$(LIBDIR)/pkgconfig/
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 0755 $(B)/ibpd $(DESTDIR)$(PREFIX)/bin/ibpd
+	install -m 0644 user/ibpd.h $(DESTDIR)$(INCDIR)/
+	install -m 0644 uapi/rdma/*.h $(DESTDIR)$(INCDIR)/rdma/
+
+modules_install:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules_install

@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * Copyright (c) 2026 The ibpd authors.
+ *
+ * Protection domains: allocation (ibpd ioctl method, or the core's write
+ * command on devices without it), destruction, import and unimport.
+ */
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <rdma/ib_user_ioctl_cmds.h>
+#include <rdma/ib_user_verbs.h>
+#include <rdma/ibpd-abi.h>
+#include <rdma/ibpd_user_ioctl_cmds.h>
+
+#include "ibpd_int.h"
+
+static struct ibpd_pd *pd_new(struct ibpd_context *ctx, uint32_t handle,
+			      uint32_t pdn)
+{
+	struct ibpd_pd *pd = malloc(sizeof(*pd));
+
+	if (!pd)
+		return NULL;
+	pd->context = ctx;
+	pd->handle = handle;
+	pd->pdn = pdn;
+	return pd;
+}
+
+/* Devices without the ibpd methods (rxe, ...) answer EPROTONOSUPPORT. */
+static bool no_ibpd_methods(struct ibpd_context *ctx, int ret)
+{
+	if (ret != EPROTONOSUPPORT)
+		return false;
+	__atomic_store_n(&ctx->no_ibpd_methods, 1, __ATOMIC_RELAXED);
+	return true;
+}
+
+struct ibpd_pd *ibpd_alloc_pd_write(struct ibpd_context *ctx)
+{
+	struct ib_uverbs_alloc_pd req = {};
+	struct ib_uverbs_alloc_pd_resp resp = {};
+	struct ibpd_alloc_pd_resp drv = {};
+	struct ibpd_pd *pd;
+	int ret;
+
+	ret = ibpd_cmd_write(ctx, IB_USER_VERBS_CMD_ALLOC_PD, &req,
+			     sizeof(req), &resp, sizeof(resp), &drv,
+			     __atomic_load_n(&ctx->no_ibpd_methods,
+					     __ATOMIC_RELAXED) ? 0 : sizeof(drv));
+	if (ret) {
+		errno = ret;
+		return NULL;
+	}
+
+	pd = pd_new(ctx, resp.pd_handle, drv.pdn);
+	if (!pd) {
+		struct ibpd_pd tmp = { .context = ctx,
+				       .handle = resp.pd_handle };
+
+		ibpd_dealloc_pd_handle(&tmp);
+		errno = ENOMEM;
+	}
+	return pd;
+}
+
+struct ibpd_pd *ibpd_alloc_pd(struct ibpd_context *ctx)
+{
+	struct ib_uverbs_attr *handle;
+	struct ibpd_cmd cmd;
+	struct ibpd_pd *pd;
+	uint32_t pdn = 0;
+	int ret;
+
+	if (__atomic_load_n(&ctx->no_ibpd_methods, __ATOMIC_RELAXED))
+		return ibpd_alloc_pd_write(ctx);
+
+	pd = pd_new(ctx, 0, 0);
+	if (!pd)
+		return NULL;
+
+	ibpd_cmd_init(&cmd, ctx, UVERBS_OBJECT_PD, IBPD_METHOD_PD_ALLOC);
+	handle = ibpd_cmd_idr(&cmd, IBPD_ATTR_PD_ALLOC_HANDLE, 0);
+	ibpd_cmd_out(&cmd, IBPD_ATTR_PD_ALLOC_RESP_PDN, &pdn, sizeof(pdn));
+	ret = ibpd_cmd_exec(ctx, &cmd);
+	if (ret) {
+		free(pd);
+		if (no_ibpd_methods(ctx, ret))
+			return ibpd_alloc_pd_write(ctx);
+		errno = ret;
+		return NULL;
+	}
+
+	pd->handle = handle->data;
+	pd->pdn = pdn;
+	return pd;
+}
+
+int ibpd_dealloc_pd_handle(struct ibpd_pd *pd)
+{
+	struct ibpd_cmd cmd;
+
+	ibpd_cmd_init(&cmd, pd->context, UVERBS_OBJECT_PD,
+		      UVERBS_METHOD_PD_DESTROY);
+	ibpd_cmd_idr(&cmd, UVERBS_ATTR_DESTROY_PD_HANDLE, pd->handle);
+	return ibpd_cmd_exec(pd->context, &cmd);
+}
+
+/*
+ * Destroys the kernel PD, whether this context allocated or imported it.
+ * On failure (EBUSY while an MR uses it) the PD stays fully usable.
+ */
+int ibpd_dealloc_pd(struct ibpd_pd *pd)
+{
+	int ret = ibpd_dealloc_pd_handle(pd);
+
+	if (ret)
+		return ret;
+	free(pd);
+	return 0;
+}
+
+static int pd_query(struct ibpd_context *ctx, uint32_t handle, bool check,
+		    uint32_t expected, uint32_t *pdn, uint32_t *usecnt)
+{
+	struct ibpd_cmd cmd;
+	int ret;
+
+	if (__atomic_load_n(&ctx->no_ibpd_methods, __ATOMIC_RELAXED))
+		return EOPNOTSUPP;
+
+	ibpd_cmd_init(&cmd, ctx, UVERBS_OBJECT_PD, IBPD_METHOD_PD_IMPORT);
+	ibpd_cmd_idr(&cmd, IBPD_ATTR_PD_IMPORT_HANDLE, handle);
+	if (check)
+		ibpd_cmd_in_u32(&cmd, IBPD_ATTR_PD_IMPORT_PDN, expected);
+	ibpd_cmd_out(&cmd, IBPD_ATTR_PD_IMPORT_RESP_PDN, pdn, sizeof(*pdn));
+	ibpd_cmd_out(&cmd, IBPD_ATTR_PD_IMPORT_RESP_USECNT, usecnt,
+		     sizeof(*usecnt));
+	ret = ibpd_cmd_exec(ctx, &cmd);
+	if (no_ibpd_methods(ctx, ret))
+		return EOPNOTSUPP;
+	return ret;
+}
+
+static struct ibpd_pd *pd_import(struct ibpd_context *ctx, uint32_t handle,
+				 bool check, uint32_t expected)
+{
+	uint32_t pdn, usecnt;
+	struct ibpd_pd *pd;
+	int ret;
+
+	ret = pd_query(ctx, handle, check, expected, &pdn, &usecnt);
+	if (ret) {
+		errno = ret;
+		return NULL;
+	}
+	pd = pd_new(ctx, handle, pdn);
+	if (!pd)
+		return NULL;
+	return pd;
+}
+
+struct ibpd_pd *ibpd_import_pd(struct ibpd_context *ctx, uint32_t pd_handle)
+{
+	return pd_import(ctx, pd_handle, false, 0);
+}
+
+struct ibpd_pd *ibpd_import_pd_checked(struct ibpd_context *ctx,
+				       uint32_t pd_handle, uint32_t pdn)
+{
+	return pd_import(ctx, pd_handle, true, pdn);
+}
+
+/* Userspace only: the kernel PD and its users are untouched. */
+void ibpd_unimport_pd(struct ibpd_pd *pd)
+{
+	free(pd);
+}
+
+int ibpd_query_pd(struct ibpd_pd *pd, uint32_t *pdn, uint32_t *usecnt)
+{
+	uint32_t p, u;
+	int ret;
+
+	ret = pd_query(pd->context, pd->handle, pd->pdn != 0, pd->pdn, &p, &u);
+	if (ret)
+		return ret;
+	if (pdn)
+		*pdn = p;
+	if (usecnt)
+		*usecnt = u;
+	return 0;
+}
+
+uint32_t ibpd_pd_handle(const struct ibpd_pd *pd)
+{
+	return pd->handle;
+}
+
+uint32_t ibpd_pd_pdn(const struct ibpd_pd *pd)
+{
+	return pd->pdn;
+}
+
+struct ibpd_context *ibpd_pd_context(const struct ibpd_pd *pd)
+{
+	return pd->context;
+}
