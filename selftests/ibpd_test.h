@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * Copyright (c) 2026 The ibpd authors.
+ *
+ * Helpers for the ibpd selftests: raw uverbs ioctls (independent of
+ * libibpd, so the ABI checks test the kernel), debugfs state and knobs,
+ * and `rdma resource` counts.
+ */
+
+#ifndef IBPD_TEST_H
+#define IBPD_TEST_H
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <rdma/ib_user_ioctl_cmds.h>
+#include <rdma/rdma_user_ioctl_cmds.h>
+#include <rdma/ibpd_user_ioctl_cmds.h>
+
+#include "ibpd.h"
+#include "scm_rights.h"
+
+static inline const char *test_dev(void)
+{
+	const char *d = getenv("IBPD_DEV");
+
+	return d && *d ? d : "ibpd0";
+}
+
+struct raw_cmd {
+	struct ib_uverbs_ioctl_hdr hdr;
+	struct ib_uverbs_attr attrs[8];
+};
+
+static inline void raw_init(struct raw_cmd *c, uint16_t obj, uint16_t meth)
+{
+	memset(c, 0, sizeof(*c));
+	c->hdr.object_id = obj;
+	c->hdr.method_id = meth;
+}
+
+static inline struct ib_uverbs_attr *raw_attr(struct raw_cmd *c, uint16_t id,
+					      uint16_t len, uint64_t data)
+{
+	struct ib_uverbs_attr *a = &c->attrs[c->hdr.num_attrs++];
+
+	a->attr_id = id;
+	a->len = len;
+	a->flags = UVERBS_ATTR_F_MANDATORY;
+	a->data = data;
+	return a;
+}
+
+/* Returns 0 or the errno of the ioctl. */
+static inline int raw_exec(int fd, struct raw_cmd *c)
+{
+	if (!c->hdr.length)
+		c->hdr.length = sizeof(c->hdr) +
+				c->hdr.num_attrs * sizeof(c->attrs[0]);
+	return ioctl(fd, RDMA_VERBS_IOCTL, &c->hdr) ? errno : 0;
+}
+
+static inline int dbg_path(char *buf, size_t len, const char *file)
+{
+	return snprintf(buf, len, "/sys/kernel/debug/ibpd/%s/%s", test_dev(),
+			file);
+}
+
+static inline long long dbg_read(const char *file)
+{
+	char path[256];
+	long long v = -1;
+	FILE *f;
+
+	dbg_path(path, sizeof(path), file);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%lld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+static inline int dbg_write(const char *file, long long v)
+{
+	char path[256];
+	FILE *f;
+	int ret;
+
+	dbg_path(path, sizeof(path), file);
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	ret = fprintf(f, "%lld\n", v) < 0 ? -1 : 0;
+	if (fclose(f))
+		ret = -1;
+	return ret;
+}
+
+/* Lines of `rdma resource show pd dev DEV`: one per live PD. */
+static inline int rdma_res_pds(void)
+{
+	char cmd[128], line[512];
+	int n = 0;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "rdma resource show pd dev %s 2>/dev/null",
+		 test_dev());
+	p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	while (fgets(line, sizeof(line), p))
+		if (strstr(line, "pdn"))
+			n++;
+	if (pclose(p))
+		return -1;
+	return n;
+}
+
+#endif /* IBPD_TEST_H */
