@@ -1,0 +1,25 @@
+# SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+#
+# kselftest-style TAP for the shell tests: source it, call "ok STATUS DESC"
+# per case (STATUS 0 = pass; on failure $tap_out, if set, is shown), and
+# "tap_totals" at the end (its status: 0 if nothing failed).
+tap_n=0 tap_pass=0 tap_fail=0
+
+ok() {
+	tap_n=$((tap_n + 1))
+	if [ "$1" = 0 ]; then
+		tap_pass=$((tap_pass + 1))
+		echo "ok $tap_n $2"
+	else
+		tap_fail=$((tap_fail + 1))
+		echo "not ok $tap_n $2"
+		[ -n "${tap_out:-}" ] && [ -f "$tap_out" ] &&
+			sed 's/^/# /' "$tap_out" | head -n 40
+	fi
+	return 0
+}
+
+tap_totals() {
+	echo "# Totals: pass:$tap_pass fail:$tap_fail xfail:0 xpass:0 skip:0 error:0"
+	[ "$tap_fail" = 0 ]
+}
