@@ -12,10 +12,16 @@ KERNEL     ?= 6.1
 IBPD_CACHE ?= $(HOME)/.cache/ibpd
 export IBPD_CACHE
 
-# The test kernel (image, headers, source) comes from Debian packages.
-KCACHE = $(shell scripts/kernel-fetch $(KERNEL))
+# The test kernel (image, headers, source) comes from Debian packages, or
+# is built (KERNEL=debug: scripts/kernel-build).
+KCACHE = $(shell scripts/kernel-dir $(KERNEL))
 KDIR  ?= $(KCACHE)/build
 KSRC  ?= $(KCACHE)/source
+KVER   = $(shell sed -n 's/.*UTS_RELEASE "\(.*\)"/\1/p' \
+	   $(KDIR)/include/generated/utsrelease.h)
+# One build directory per kernel: the sources are linked in, kbuild's
+# objects stay out of the tree.
+KMOD   = $(CURDIR)/$(B)/kmod/$(KVER)
 
 CC      ?= gcc
 CFLAGS  ?= -O2 -g
@@ -29,7 +35,7 @@ LIB_SRCS := user/cmd.c user/device.c user/mr.c user/netlink.c user/pd.c
 LIB_OBJS := $(LIB_SRCS:user/%.c=$(B)/user/%.o)
 SONAME   := libibpd.so.1
 
-TESTS    := $(B)/selftests/ibpd_test $(B)/selftests/ibpd_unload_test
+TESTS    := $(addprefix $(B)/selftests/,ibpd_test ibpd_unload_test ibpd_stress ibpd_fail_nth ibpd_fuzz)
 
 PREFIX  ?= /usr/local
 LIBDIR  ?= $(PREFIX)/lib
@@ -40,7 +46,11 @@ INCDIR  ?= $(PREFIX)/include
 all: module lib selftests
 
 module:
-	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+	@mkdir -p $(KMOD)
+	@ln -sfn $(CURDIR)/Kbuild $(KMOD)/Kbuild
+	@ln -sfn $(CURDIR)/kernel $(KMOD)/kernel
+	@ln -sfn $(CURDIR)/uapi $(KMOD)/uapi
+	$(MAKE) -C $(KDIR) M=$(KMOD) modules
 
 lib: $(B)/$(SONAME) $(B)/libibpd.a $(B)/libibpd.pc $(B)/ibpd
 
@@ -80,7 +90,6 @@ demo: all
 	scripts/vm-run -- $(B)/ibpd demo
 
 clean:
-	$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null || true
 	rm -rf $(B) out
 
 install: lib
@@ -94,5 +103,5 @@ install: lib
 	install -m 0644 user/ibpd.h $(DESTDIR)$(INCDIR)/
 	install -m 0644 uapi/rdma/*.h $(DESTDIR)$(INCDIR)/rdma/
 
-modules_install:
-	$(MAKE) -C $(KDIR) M=$(CURDIR) modules_install
+modules_install: module
+	$(MAKE) -C $(KDIR) M=$(KMOD) modules_install

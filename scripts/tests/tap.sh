@@ -2,8 +2,9 @@
 #
 # kselftest-style TAP for the shell tests: source it, call "ok STATUS DESC"
 # per case (STATUS 0 = pass; on failure $tap_out, if set, is shown), and
-# "tap_totals" at the end (its status: 0 if nothing failed).
-tap_n=0 tap_pass=0 tap_fail=0
+# "skip DESC" for a case that cannot run here, and "tap_totals" at the end
+# (its status: 0 if nothing failed).
+tap_n=0 tap_pass=0 tap_fail=0 tap_skip=0
 
 ok() {
 	tap_n=$((tap_n + 1))
@@ -19,7 +20,13 @@ ok() {
 	return 0
 }
 
+skip() {
+	tap_n=$((tap_n + 1))
+	tap_skip=$((tap_skip + 1))
+	echo "ok $tap_n # SKIP $1"
+}
+
 tap_totals() {
-	echo "# Totals: pass:$tap_pass fail:$tap_fail xfail:0 xpass:0 skip:0 error:0"
+	echo "# Totals: pass:$tap_pass fail:$tap_fail xfail:0 xpass:0 skip:$tap_skip error:0"
 	[ "$tap_fail" = 0 ]
 }
