@@ -167,14 +167,22 @@ int ibpd_nl_find(const char *ibdev_name, dev_t chardev,
 	ret = ENODEV;
 	for (i = 0; i < l->n; i++) {
 		struct ibpd_nl_dev d = {};
+		int err;
 
 		if (ibdev_name && strcmp(ibdev_name, l->name[i]))
 			continue;
 		nl_init(&req, RDMA_NLDEV_CMD_GET_CHARDEV, 0, seq++);
 		nl_put(&req, RDMA_NLDEV_ATTR_DEV_INDEX, &l->index[i], 4);
 		nl_put(&req, RDMA_NLDEV_ATTR_CHARDEV_TYPE, "uverbs", 7);
-		if (nl_talk(fd, &req, on_chardev, &d) || !d.chardev_name[0])
+		err = nl_talk(fd, &req, on_chardev, &d);
+		/* a device without uverbs, or one that went away meanwhile */
+		if (err == EOPNOTSUPP || err == ENODEV || err == EINVAL ||
+		    (!err && !d.chardev_name[0]))
 			continue;
+		if (err) {
+			ret = err;
+			break;
+		}
 		if (!ibdev_name && d.chardev != chardev)
 			continue;
 		memcpy(d.ibdev_name, l->name[i], IBPD_NAME_MAX);
