@@ -13,6 +13,7 @@
  *   /sys/kernel/debug/ibpd/<ibdev>/fail_import    PD import fails (ENOMEM)
  */
 
+#include <kunit/visibility.h>
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
 #include <rdma/ibpd-abi.h>
@@ -45,16 +46,21 @@ static int ibpd_max_pd_get(void *data, u64 *val)
 	return 0;
 }
 
-static int ibpd_max_pd_set(void *data, u64 val)
+/* Lowering the limit below the live PDs only stops new allocations. */
+int ibpd_dev_set_max_pd(struct ibpd_dev *dev, u64 val)
 {
-	struct ibpd_dev *dev = data;
-
 	if (!val || val > IBPD_PDN_MAX)
 		return -EINVAL;
 	WRITE_ONCE(dev->max_pd, val);
 	/* Keep what ibv_query_device() reports in step. */
 	WRITE_ONCE(dev->ibdev.attrs.max_pd, val);
 	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(ibpd_dev_set_max_pd);
+
+static int ibpd_max_pd_set(void *data, u64 val)
+{
+	return ibpd_dev_set_max_pd(data, val);
 }
 DEFINE_DEBUGFS_ATTRIBUTE(ibpd_max_pd_fops, ibpd_max_pd_get, ibpd_max_pd_set,
 			 "%llu\n");

@@ -69,6 +69,8 @@ static inline struct ibpd_mr *to_imr(struct ib_mr *ibmr)
 
 /* main.c */
 extern unsigned int ibpd_max_pd;
+struct ibpd_dev *ibpd_dev_add(const char *name);
+void ibpd_dev_del(struct ibpd_dev *dev);
 
 /* verbs.c */
 int ibpd_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
@@ -89,6 +91,11 @@ struct ib_mr *ibpd_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 			       u64 virt_addr, int access,
 			       struct ib_udata *udata);
 int ibpd_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+int ibpd_pdn_alloc(struct ibpd_dev *dev, struct ibpd_pd *pd);
+void ibpd_pdn_free(struct ibpd_dev *dev, struct ibpd_pd *pd);
+int ibpd_import_check(struct ibpd_pd *pd, bool check, u32 expected);
+int ibpd_mr_key_alloc(struct ibpd_dev *dev, struct ibpd_mr *mr);
+void ibpd_mr_key_free(struct ibpd_dev *dev, struct ibpd_mr *mr);
 void ibpd_dev_init_objects(struct ibpd_dev *dev);
 void ibpd_dev_fini_objects(struct ibpd_dev *dev);
 
@@ -100,5 +107,6 @@ void ibpd_debugfs_init(void);
 void ibpd_debugfs_exit(void);
 void ibpd_debugfs_dev_init(struct ibpd_dev *dev);
 void ibpd_debugfs_dev_exit(struct ibpd_dev *dev);
+int ibpd_dev_set_max_pd(struct ibpd_dev *dev, u64 val);
 
 #endif /* _IBPD_H */

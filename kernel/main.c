@@ -8,6 +8,7 @@
  * module unload remove them, disassociating any files still open.
  */
 
+#include <kunit/visibility.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
@@ -71,14 +72,19 @@ static const struct ib_device_ops ibpd_dev_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, ibpd_ucontext, ibuc),
 };
 
-static int ibpd_dev_add(const char *name)
+/*
+ * Registers a device; NAME may hold a "%d". Once this returns, the device
+ * may go away at any time ("rdma link delete"): the pointer is for callers
+ * that know better, such as the KUnit suites.
+ */
+struct ibpd_dev *ibpd_dev_add(const char *name)
 {
 	struct ibpd_dev *dev;
 	int ret;
 
 	dev = ib_alloc_device(ibpd_dev, ibdev);
 	if (!dev)
-		return -ENOMEM;
+		return ERR_PTR(-ENOMEM);
 
 	ibpd_dev_init_objects(dev);
 	dev->ibdev.node_type = RDMA_NODE_UNSPECIFIED;
@@ -97,10 +103,34 @@ static int ibpd_dev_add(const char *name)
 	if (ret) {
 		/* Runs ibpd_dealloc_driver(), which unlinks the device. */
 		ib_dealloc_device(&dev->ibdev);
-		return ret;
+		return ERR_PTR(ret);
 	}
-	return 0;
+	return dev;
 }
+EXPORT_SYMBOL_IF_KUNIT(ibpd_dev_add);
+
+/*
+ * Unregisters the device and returns once it is gone, even when "rdma link
+ * delete" got there first. The caller holds a reference on dev->ibdev.dev.
+ */
+static void __ibpd_dev_del(struct ibpd_dev *dev)
+{
+	if (ib_device_try_get(&dev->ibdev)) {
+		ib_unregister_device_and_put(&dev->ibdev);
+	} else {
+		/* Being unregistered: wait for that, dealloc_driver included. */
+		mutex_lock(&dev->ibdev.unregistration_lock);
+		mutex_unlock(&dev->ibdev.unregistration_lock);
+	}
+}
+
+void ibpd_dev_del(struct ibpd_dev *dev)
+{
+	get_device(&dev->ibdev.dev);
+	__ibpd_dev_del(dev);
+	put_device(&dev->ibdev.dev);
+}
+EXPORT_SYMBOL_IF_KUNIT(ibpd_dev_del);
 
 static void ibpd_dev_remove_all(void)
 {
@@ -115,17 +145,7 @@ static void ibpd_dev_remove_all(void)
 		mutex_unlock(&ibpd_dev_lock);
 		if (!dev)
 			break;
-
-		if (ib_device_try_get(&dev->ibdev)) {
-			ib_unregister_device_and_put(&dev->ibdev);
-		} else {
-			/*
-			 * "rdma link delete" is unregistering it right now:
-			 * wait until that, and our dealloc_driver, is done.
-			 */
-			mutex_lock(&dev->ibdev.unregistration_lock);
-			mutex_unlock(&dev->ibdev.unregistration_lock);
-		}
+		__ibpd_dev_del(dev);
 		put_device(&dev->ibdev.dev);
 	}
 }
@@ -133,7 +153,7 @@ static void ibpd_dev_remove_all(void)
 static int ibpd_newlink(const char *ibdev_name, struct net_device *netdev)
 {
 	/* The netdev is required by the rdma tool's syntax; ibpd has no wire. */
-	return ibpd_dev_add(ibdev_name);
+	return PTR_ERR_OR_ZERO(ibpd_dev_add(ibdev_name));
 }
 
 static struct rdma_link_ops ibpd_link_ops = {
@@ -149,7 +169,7 @@ static int __init ibpd_init(void)
 	ibpd_debugfs_init();
 
 	for (i = 0; i < ndevs; i++) {
-		ret = ibpd_dev_add("ibpd%d");
+		ret = PTR_ERR_OR_ZERO(ibpd_dev_add("ibpd%d"));
 		if (ret)
 			goto err_remove;
 	}

@@ -63,21 +63,20 @@ static int UVERBS_HANDLER(IBPD_METHOD_PD_IMPORT)(struct uverbs_attr_bundle *attr
 {
 	struct ib_pd *ibpd =
 		uverbs_attr_get_obj(attrs, IBPD_ATTR_PD_IMPORT_HANDLE);
+	bool check = uverbs_attr_is_valid(attrs, IBPD_ATTR_PD_IMPORT_PDN);
 	struct ibpd_pd *pd = to_ipd(ibpd);
-	u32 expected, usecnt;
+	u32 expected = 0, usecnt;
 	int ret;
 
-	if (READ_ONCE(to_idev(ibpd->device)->fail_import))
-		return -ENOMEM;
-
-	if (uverbs_attr_is_valid(attrs, IBPD_ATTR_PD_IMPORT_PDN)) {
+	if (check) {
 		ret = uverbs_copy_from(&expected, attrs,
 				       IBPD_ATTR_PD_IMPORT_PDN);
 		if (ret)
 			return ret;
-		if (expected != pd->pdn)
-			return -ESTALE;
 	}
+	ret = ibpd_import_check(pd, check, expected);
+	if (ret)
+		return ret;
 
 	ret = uverbs_copy_to(attrs, IBPD_ATTR_PD_IMPORT_RESP_PDN, &pd->pdn,
 			     sizeof(pd->pdn));

@@ -6,6 +6,7 @@
  * protection domains and user memory regions.
  */
 
+#include <kunit/visibility.h>
 #include <linux/errno.h>
 #include <linux/slab.h>
 #include <rdma/ib_umem.h>
@@ -19,7 +20,7 @@ int ibpd_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 {
 	struct ibpd_dev *dev = to_idev(ibdev);
 
-	if (udata->inlen || udata->outlen)
+	if (udata && (udata->inlen || udata->outlen))
 		return -EINVAL;
 
 	memset(attr, 0, sizeof(*attr));
@@ -32,6 +33,7 @@ int ibpd_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(ibpd_query_device);
 
 int ibpd_query_port(struct ib_device *ibdev, u32 port,
 		    struct ib_port_attr *attr)
@@ -46,6 +48,7 @@ int ibpd_query_port(struct ib_device *ibdev, u32 port,
 	attr->max_msg_sz = U32_MAX;
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(ibpd_query_port);
 
 int ibpd_get_port_immutable(struct ib_device *ibdev, u32 port,
 			    struct ib_port_immutable *immutable)
@@ -57,6 +60,7 @@ int ibpd_get_port_immutable(struct ib_device *ibdev, u32 port,
 	immutable->max_mad_size = 0;
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(ibpd_get_port_immutable);
 
 enum rdma_link_layer ibpd_get_link_layer(struct ib_device *ibdev, u32 port)
 {
@@ -88,11 +92,12 @@ void ibpd_disassociate_ucontext(struct ib_ucontext *ibuc)
 	 */
 }
 
-int ibpd_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
+/*
+ * Accounts a new PD against max_pd and gives it the next free pdn, cyclically:
+ * a number comes back only after the whole space has been used.
+ */
+int ibpd_pdn_alloc(struct ibpd_dev *dev, struct ibpd_pd *pd)
 {
-	struct ibpd_dev *dev = to_idev(ibpd->device);
-	struct ibpd_pd *pd = to_ipd(ibpd);
-	struct ibpd_alloc_pd_resp resp = {};
 	int ret;
 
 	if (READ_ONCE(dev->fail_alloc_pd))
@@ -108,31 +113,94 @@ int ibpd_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 			      GFP_KERNEL);
 	if (ret < 0)
 		goto err_count;
+	return 0;
+
+err_count:
+	atomic_dec(&dev->num_pds);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(ibpd_pdn_alloc);
+
+void ibpd_pdn_free(struct ibpd_dev *dev, struct ibpd_pd *pd)
+{
+	xa_erase(&dev->pds, pd->pdn);
+	atomic_dec(&dev->num_pds);
+}
+EXPORT_SYMBOL_IF_KUNIT(ibpd_pdn_free);
+
+int ibpd_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	struct ibpd_dev *dev = to_idev(ibpd->device);
+	struct ibpd_pd *pd = to_ipd(ibpd);
+	struct ibpd_alloc_pd_resp resp = {};
+	int ret;
+
+	ret = ibpd_pdn_alloc(dev, pd);
+	if (ret)
+		return ret;
 
 	if (udata && udata->outlen) {
 		resp.pdn = pd->pdn;
 		ret = ib_copy_to_udata(udata, &resp,
 				       min(udata->outlen, sizeof(resp)));
 		if (ret)
-			goto err_erase;
+			goto err_free;
 	}
 	return 0;
 
-err_erase:
-	xa_erase(&dev->pds, pd->pdn);
-err_count:
-	atomic_dec(&dev->num_pds);
+err_free:
+	ibpd_pdn_free(dev, pd);
 	return ret;
 }
 
 int ibpd_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
-	struct ibpd_dev *dev = to_idev(ibpd->device);
-
-	xa_erase(&dev->pds, to_ipd(ibpd)->pdn);
-	atomic_dec(&dev->num_pds);
+	ibpd_pdn_free(to_idev(ibpd->device), to_ipd(ibpd));
 	return 0;
 }
+
+/* What IBPD_METHOD_PD_IMPORT checks before it answers. */
+int ibpd_import_check(struct ibpd_pd *pd, bool check, u32 expected)
+{
+	if (READ_ONCE(to_idev(pd->ibpd.device)->fail_import))
+		return -ENOMEM;
+	if (check && expected != pd->pdn)
+		return -ESTALE;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(ibpd_import_check);
+
+/* MR keys: a cyclic index in the upper 24 bits, the low byte zero. */
+int ibpd_mr_key_alloc(struct ibpd_dev *dev, struct ibpd_mr *mr)
+{
+	u32 index;
+	int ret;
+
+	if (atomic_inc_return(&dev->num_mrs) > IBPD_MAX_MR) {
+		ret = -ENOMEM;
+		goto err_count;
+	}
+	ret = xa_alloc_cyclic(&dev->mrs, &index, mr, XA_LIMIT(1, U32_MAX >> 8),
+			      &dev->next_mr_key, GFP_KERNEL);
+	if (ret < 0)
+		goto err_count;
+
+	mr->ibmr.lkey = index << 8;
+	mr->ibmr.rkey = index << 8;
+	return 0;
+
+err_count:
+	atomic_dec(&dev->num_mrs);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(ibpd_mr_key_alloc);
+
+void ibpd_mr_key_free(struct ibpd_dev *dev, struct ibpd_mr *mr)
+{
+	xa_erase(&dev->mrs, mr->ibmr.lkey >> 8);
+	atomic_dec(&dev->num_mrs);
+}
+EXPORT_SYMBOL_IF_KUNIT(ibpd_mr_key_free);
 
 struct ib_mr *ibpd_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 			       u64 virt_addr, int access,
@@ -140,23 +208,14 @@ struct ib_mr *ibpd_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 {
 	struct ibpd_dev *dev = to_idev(ibpd->device);
 	struct ibpd_mr *mr;
-	u32 key;
 	int ret;
-
 	/* ib_check_mr_access() has already refused flags we do not support. */
 	if (READ_ONCE(dev->fail_reg_mr))
 		return ERR_PTR(-ENOMEM);
 
-	if (atomic_inc_return(&dev->num_mrs) > IBPD_MAX_MR) {
-		ret = -ENOMEM;
-		goto err_count;
-	}
-
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
-	if (!mr) {
-		ret = -ENOMEM;
-		goto err_count;
-	}
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
 
 	mr->umem = ib_umem_get(ibpd->device, start, length, access);
 	if (IS_ERR(mr->umem)) {
@@ -164,44 +223,39 @@ struct ib_mr *ibpd_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 		goto err_free;
 	}
 
-	ret = xa_alloc_cyclic(&dev->mrs, &key, mr, XA_LIMIT(1, U32_MAX >> 8),
-			      &dev->next_mr_key, GFP_KERNEL);
-	if (ret < 0)
+	ret = ibpd_mr_key_alloc(dev, mr);
+	if (ret)
 		goto err_umem;
-
-	mr->ibmr.lkey = key << 8;
-	mr->ibmr.rkey = key << 8;
 	return &mr->ibmr;
 
 err_umem:
 	ib_umem_release(mr->umem);
 err_free:
 	kfree(mr);
-err_count:
-	atomic_dec(&dev->num_mrs);
 	return ERR_PTR(ret);
 }
 
 int ibpd_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
-	struct ibpd_dev *dev = to_idev(ibmr->device);
 	struct ibpd_mr *mr = to_imr(ibmr);
 
-	xa_erase(&dev->mrs, ibmr->lkey >> 8);
+	ibpd_mr_key_free(to_idev(ibmr->device), mr);
 	ib_umem_release(mr->umem);
 	kfree(mr);
-	atomic_dec(&dev->num_mrs);
 	return 0;
 }
 
 void ibpd_dev_init_objects(struct ibpd_dev *dev)
 {
+	dev->next_pdn = 0;
+	dev->next_mr_key = 0;
 	xa_init_flags(&dev->pds, XA_FLAGS_ALLOC1);
 	xa_init_flags(&dev->mrs, XA_FLAGS_ALLOC1);
 	atomic_set(&dev->num_pds, 0);
 	atomic_set(&dev->num_mrs, 0);
-	dev->max_pd = min(ibpd_max_pd, IBPD_PDN_MAX);
+	dev->max_pd = clamp(ibpd_max_pd, 1U, IBPD_PDN_MAX);
 }
+EXPORT_SYMBOL_IF_KUNIT(ibpd_dev_init_objects);
 
 void ibpd_dev_fini_objects(struct ibpd_dev *dev)
 {
@@ -211,3 +265,4 @@ void ibpd_dev_fini_objects(struct ibpd_dev *dev)
 	xa_destroy(&dev->pds);
 	xa_destroy(&dev->mrs);
 }
+EXPORT_SYMBOL_IF_KUNIT(ibpd_dev_fini_objects);

@@ -1,0 +1,464 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * Copyright (c) 2026 The ibpd authors.
+ *
+ * KUnit suites for ibpd's internals: pdn allocation and wrap-around,
+ * max_pd, the import checks, MR keys and counts, the fault knobs, and the
+ * device lifecycle through ib_core. Built as ibpd_kunit.ko on kernels with
+ * CONFIG_KUNIT; the tests run when it is loaded (after ibpd.ko).
+ */
+
+#include <kunit/test.h>
+#include <linux/module.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/ibpd-abi.h>
+
+#include "ibpd.h"
+
+/* A device that is never registered: enough for the object helpers. */
+static struct ibpd_dev *test_dev(struct kunit *test)
+{
+	struct ibpd_dev *dev = kunit_kzalloc(test, sizeof(*dev), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, dev);
+	ibpd_dev_init_objects(dev);
+	dev->max_pd = 1000;
+	test->priv = dev;
+	return dev;
+}
+
+static void test_dev_exit(struct kunit *test)
+{
+	if (test->priv)
+		ibpd_dev_fini_objects(test->priv);
+}
+
+static struct ibpd_pd *test_pd(struct kunit *test, struct ibpd_dev *dev)
+{
+	struct ibpd_pd *pd = kunit_kzalloc(test, sizeof(*pd), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, pd);
+	pd->ibpd.device = &dev->ibdev;
+	return pd;
+}
+
+static void pdn_first_is_one(struct kunit *test)
+{
+	struct ibpd_dev *dev = test_dev(test);
+	struct ibpd_pd *pd = test_pd(test, dev);
+
+	KUNIT_ASSERT_EQ(test, 0, ibpd_pdn_alloc(dev, pd));
+	KUNIT_EXPECT_EQ(test, 1U, pd->pdn);
+	KUNIT_EXPECT_EQ(test, 1, atomic_read(&dev->num_pds));
+	ibpd_pdn_free(dev, pd);
+	KUNIT_EXPECT_EQ(test, 0, atomic_read(&dev->num_pds));
+}
+
+static void pdn_unique(struct kunit *test)
+{
+	struct ibpd_dev *dev = test_dev(test);
+	struct ibpd_pd *pds[64];
+	int i, j;
+
+	for (i = 0; i < ARRAY_SIZE(pds); i++) {
+		pds[i] = test_pd(test, dev);
+		KUNIT_ASSERT_EQ(test, 0, ibpd_pdn_alloc(dev, pds[i]));
+		for (j = 0; j < i; j++)
+			KUNIT_EXPECT_NE(test, pds[i]->pdn, pds[j]->pdn);
+	}
+	for (i = 0; i < ARRAY_SIZE(pds); i++)
+		ibpd_pdn_free(dev, pds[i]);
+}
+
+static void pdn_not_reused_after_free(struct kunit *test)
+{
+	struct ibpd_dev *dev = test_dev(test);
+	struct ibpd_pd *a = test_pd(test, dev), *b = test_pd(test, dev);
+	u32 old;
+
+	KUNIT_ASSERT_EQ(test, 0, ibpd_pdn_alloc(dev, a));
+	old = a->pdn;
+	ibpd_pdn_free(dev, a);
+	KUNIT_ASSERT_EQ(test, 0, ibpd_pdn_alloc(dev, b));
+	KUNIT_EXPECT_NE(test, old, b->pdn);
+	KUNIT_EXPECT_EQ(test, old + 1, b->pdn);
+	ibpd_pdn_free(dev, b);
+}
+
+static void pdn_wraps_around(struct kunit *test)
+{
+	struct ibpd_dev *dev = test_dev(test);
+	struct ibpd_pd *a = test_pd(test, dev), *b = test_pd(test, dev);
+
+	dev->next_pdn = IBPD_PDN_MAX;
+	KUNIT_ASSERT_EQ(test, 0, ibpd_pdn_alloc(dev, a));
+	KUNIT_EXPECT_EQ(test, IBPD_PDN_MAX, a->pdn);
+	KUNIT_ASSERT_EQ(test, 0, ibpd_pdn_alloc(dev, b));
+	KUNIT_EXPECT_EQ(test, 1U, b->pdn);
+	ibpd_pdn_free(dev, a);
+	ibpd_pdn_free(dev, b);
+}
+
+static void pdn_wrap_skips_live(struct kunit *test)
+{
+	struct ibpd_dev *dev = test_dev(test);
+	struct ibpd_pd *live = test_pd(test, dev), *a = test_pd(test, dev);
+	struct ibpd_pd *b = test_pd(test, dev);
+
+	KUNIT_ASSERT_EQ(test, 0, ibpd_pdn_alloc(dev, live));	/* pdn 1 */
+	dev->next_pdn = IBPD_PDN_MAX;
+	KUNIT_ASSERT_EQ(test, 0, ibpd_pdn_alloc(dev, a));
+	KUNIT_ASSERT_EQ(test, 0, ibpd_pdn_alloc(dev, b));
+	KUNIT_EXPECT_EQ(test, 2U, b->pdn);
+	ibpd_pdn_free(dev, live);
+	ibpd_pdn_free(dev, a);
+	ibpd_pdn_free(dev, b);
+}
+
+static void pdn_tracked_in_xarray(struct kunit *test)
+{
+	struct ibpd_dev *dev = test_dev(test);
+	struct ibpd_pd *pd = test_pd(test, dev);
+
+	KUNIT_ASSERT_EQ(test, 0, ibpd_pdn_alloc(dev, pd));
+	KUNIT_EXPECT_PTR_EQ(test, pd, xa_load(&dev->pds, pd->pdn));
+	ibpd_pdn_free(dev, pd);
+	KUNIT_EXPECT_NULL(test, xa_load(&dev->pds, pd->pdn));
+}
+
+static void max_pd_enforced(struct kunit *test)
+{
+	struct ibpd_dev *dev = test_dev(test);
+	struct ibpd_pd *pds[4];
+	int i;
+
+	dev->max_pd = 3;
+	for (i = 0; i < 3; i++) {
+		pds[i] = test_pd(test, dev);
+		KUNIT_ASSERT_EQ(test, 0, ibpd_pdn_alloc(dev, pds[i]));
+	}
+	pds[3] = test_pd(test, dev);
+	KUNIT_EXPECT_EQ(test, -ENOMEM, ibpd_pdn_alloc(dev, pds[3]));
+	KUNIT_EXPECT_EQ(test, 3, atomic_read(&dev->num_pds));
+
+	/* a freed slot is usable again */
+	ibpd_pdn_free(dev, pds[0]);
+	KUNIT_EXPECT_EQ(test, 0, ibpd_pdn_alloc(dev, pds[3]));
+	for (i = 1; i < 4; i++)
+		ibpd_pdn_free(dev, pds[i]);
+	KUNIT_EXPECT_EQ(test, 0, atomic_read(&dev->num_pds));
+}
+
+static void max_pd_lowered_below_live(struct kunit *test)
+{
+	struct ibpd_dev *dev = test_dev(test);
+	struct ibpd_pd *a = test_pd(test, dev), *b = test_pd(test, dev);
+
+	KUNIT_ASSERT_EQ(test, 0, ibpd_pdn_alloc(dev, a));
+	KUNIT_ASSERT_EQ(test, 0, ibpd_pdn_alloc(dev, b));
+	KUNIT_ASSERT_EQ(test, 0, ibpd_dev_set_max_pd(dev, 1));
+	KUNIT_EXPECT_EQ(test, -ENOMEM, ibpd_pdn_alloc(dev, test_pd(test, dev)));
+	ibpd_pdn_free(dev, a);
+	KUNIT_EXPECT_EQ(test, -ENOMEM, ibpd_pdn_alloc(dev, a));
+	ibpd_pdn_free(dev, b);
+	KUNIT_EXPECT_EQ(test, 0, ibpd_pdn_alloc(dev, a));
+	ibpd_pdn_free(dev, a);
+}
+
+static void max_pd_setter_bounds(struct kunit *test)
+{
+	struct ibpd_dev *dev = test_dev(test);
+
+	KUNIT_EXPECT_EQ(test, -EINVAL, ibpd_dev_set_max_pd(dev, 0));
+	KUNIT_EXPECT_EQ(test, -EINVAL,
+			ibpd_dev_set_max_pd(dev, (u64)IBPD_PDN_MAX + 1));
+	KUNIT_EXPECT_EQ(test, 1000U, dev->max_pd);
+	KUNIT_EXPECT_EQ(test, 0, ibpd_dev_set_max_pd(dev, IBPD_PDN_MAX));
+	KUNIT_EXPECT_EQ(test, IBPD_PDN_MAX, dev->max_pd);
+	KUNIT_EXPECT_EQ(test, (int)IBPD_PDN_MAX, dev->ibdev.attrs.max_pd);
+}
+
+static void fault_alloc_pd(struct kunit *test)
+{
+	struct ibpd_dev *dev = test_dev(test);
+	struct ibpd_pd *pd = test_pd(test, dev);
+
+	dev->fail_alloc_pd = true;
+	KUNIT_EXPECT_EQ(test, -ENOMEM, ibpd_pdn_alloc(dev, pd));
+	KUNIT_EXPECT_EQ(test, 0, atomic_read(&dev->num_pds));
+	KUNIT_EXPECT_TRUE(test, xa_empty(&dev->pds));
+	dev->fail_alloc_pd = false;
+	KUNIT_EXPECT_EQ(test, 0, ibpd_pdn_alloc(dev, pd));
+	ibpd_pdn_free(dev, pd);
+}
+
+static struct kunit_case ibpd_pdn_cases[] = {
+	KUNIT_CASE(pdn_first_is_one),
+	KUNIT_CASE(pdn_unique),
+	KUNIT_CASE(pdn_not_reused_after_free),
+	KUNIT_CASE(pdn_wraps_around),
+	KUNIT_CASE(pdn_wrap_skips_live),
+	KUNIT_CASE(pdn_tracked_in_xarray),
+	KUNIT_CASE(max_pd_enforced),
+	KUNIT_CASE(max_pd_lowered_below_live),
+	KUNIT_CASE(max_pd_setter_bounds),
+	KUNIT_CASE(fault_alloc_pd),
+	{}
+};
+
+static struct kunit_suite ibpd_pdn_suite = {
+	.name = "ibpd_pdn",
+	.exit = test_dev_exit,
+	.test_cases = ibpd_pdn_cases,
+};
+
+static void import_unchecked(struct kunit *test)
+{
+	struct ibpd_dev *dev = test_dev(test);
+	struct ibpd_pd *pd = test_pd(test, dev);
+
+	KUNIT_ASSERT_EQ(test, 0, ibpd_pdn_alloc(dev, pd));
+	KUNIT_EXPECT_EQ(test, 0, ibpd_import_check(pd, false, 0));
+	KUNIT_EXPECT_EQ(test, 0, ibpd_import_check(pd, false, pd->pdn + 1));
+	ibpd_pdn_free(dev, pd);
+}
+
+static void import_checked_match(struct kunit *test)
+{
+	struct ibpd_dev *dev = test_dev(test);
+	struct ibpd_pd *pd = test_pd(test, dev);
+
+	KUNIT_ASSERT_EQ(test, 0, ibpd_pdn_alloc(dev, pd));
+	KUNIT_EXPECT_EQ(test, 0, ibpd_import_check(pd, true, pd->pdn));
+	ibpd_pdn_free(dev, pd);
+}
+
+static void import_checked_stale(struct kunit *test)
+{
+	struct ibpd_dev *dev = test_dev(test);
+	struct ibpd_pd *a = test_pd(test, dev), *b = test_pd(test, dev);
+	u32 old;
+
+	/* the handle's old PD went away and a new one took its place */
+	KUNIT_ASSERT_EQ(test, 0, ibpd_pdn_alloc(dev, a));
+	old = a->pdn;
+	ibpd_pdn_free(dev, a);
+	KUNIT_ASSERT_EQ(test, 0, ibpd_pdn_alloc(dev, b));
+	KUNIT_EXPECT_EQ(test, -ESTALE, ibpd_import_check(b, true, old));
+	KUNIT_EXPECT_EQ(test, -ESTALE, ibpd_import_check(b, true, 0));
+	ibpd_pdn_free(dev, b);
+}
+
+static void import_fault_knob(struct kunit *test)
+{
+	struct ibpd_dev *dev = test_dev(test);
+	struct ibpd_pd *pd = test_pd(test, dev);
+
+	KUNIT_ASSERT_EQ(test, 0, ibpd_pdn_alloc(dev, pd));
+	dev->fail_import = true;
+	KUNIT_EXPECT_EQ(test, -ENOMEM, ibpd_import_check(pd, true, pd->pdn));
+	dev->fail_import = false;
+	KUNIT_EXPECT_EQ(test, 0, ibpd_import_check(pd, true, pd->pdn));
+	ibpd_pdn_free(dev, pd);
+}
+
+static struct kunit_case ibpd_import_cases[] = {
+	KUNIT_CASE(import_unchecked),
+	KUNIT_CASE(import_checked_match),
+	KUNIT_CASE(import_checked_stale),
+	KUNIT_CASE(import_fault_knob),
+	{}
+};
+
+static struct kunit_suite ibpd_import_suite = {
+	.name = "ibpd_import",
+	.exit = test_dev_exit,
+	.test_cases = ibpd_import_cases,
+};
+
+static struct ibpd_mr *test_mr(struct kunit *test)
+{
+	struct ibpd_mr *mr = kunit_kzalloc(test, sizeof(*mr), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, mr);
+	return mr;
+}
+
+static void mr_keys_unique_and_shaped(struct kunit *test)
+{
+	struct ibpd_dev *dev = test_dev(test);
+	struct ibpd_mr *mrs[32];
+	int i, j;
+
+	for (i = 0; i < ARRAY_SIZE(mrs); i++) {
+		mrs[i] = test_mr(test);
+		KUNIT_ASSERT_EQ(test, 0, ibpd_mr_key_alloc(dev, mrs[i]));
+		KUNIT_EXPECT_NE(test, 0U, mrs[i]->ibmr.lkey);
+		KUNIT_EXPECT_EQ(test, 0U, mrs[i]->ibmr.lkey & 0xff);
+		KUNIT_EXPECT_EQ(test, mrs[i]->ibmr.lkey, mrs[i]->ibmr.rkey);
+		for (j = 0; j < i; j++)
+			KUNIT_EXPECT_NE(test, mrs[i]->ibmr.lkey,
+					mrs[j]->ibmr.lkey);
+	}
+	KUNIT_EXPECT_EQ(test, (int)ARRAY_SIZE(mrs),
+			atomic_read(&dev->num_mrs));
+	for (i = 0; i < ARRAY_SIZE(mrs); i++)
+		ibpd_mr_key_free(dev, mrs[i]);
+	KUNIT_EXPECT_EQ(test, 0, atomic_read(&dev->num_mrs));
+	KUNIT_EXPECT_TRUE(test, xa_empty(&dev->mrs));
+}
+
+static void mr_key_not_reused_after_free(struct kunit *test)
+{
+	struct ibpd_dev *dev = test_dev(test);
+	struct ibpd_mr *a = test_mr(test), *b = test_mr(test);
+	u32 old;
+
+	KUNIT_ASSERT_EQ(test, 0, ibpd_mr_key_alloc(dev, a));
+	old = a->ibmr.lkey;
+	ibpd_mr_key_free(dev, a);
+	KUNIT_ASSERT_EQ(test, 0, ibpd_mr_key_alloc(dev, b));
+	KUNIT_EXPECT_NE(test, old, b->ibmr.lkey);
+	ibpd_mr_key_free(dev, b);
+}
+
+static void mr_key_wraps_around(struct kunit *test)
+{
+	struct ibpd_dev *dev = test_dev(test);
+	struct ibpd_mr *a = test_mr(test), *b = test_mr(test);
+
+	dev->next_mr_key = U32_MAX >> 8;
+	KUNIT_ASSERT_EQ(test, 0, ibpd_mr_key_alloc(dev, a));
+	KUNIT_EXPECT_EQ(test, (U32_MAX >> 8) << 8, a->ibmr.lkey);
+	KUNIT_ASSERT_EQ(test, 0, ibpd_mr_key_alloc(dev, b));
+	KUNIT_EXPECT_EQ(test, 1U << 8, b->ibmr.lkey);
+	ibpd_mr_key_free(dev, a);
+	ibpd_mr_key_free(dev, b);
+}
+
+static struct kunit_case ibpd_mr_cases[] = {
+	KUNIT_CASE(mr_keys_unique_and_shaped),
+	KUNIT_CASE(mr_key_not_reused_after_free),
+	KUNIT_CASE(mr_key_wraps_around),
+	{}
+};
+
+static struct kunit_suite ibpd_mr_suite = {
+	.name = "ibpd_mr",
+	.exit = test_dev_exit,
+	.test_cases = ibpd_mr_cases,
+};
+
+/* Device lifecycle, through ib_core: devices named ibpdk<N>. */
+static struct ib_device *find_dev(const char *name)
+{
+	/* by name: RDMA_DRIVER_UNKNOWN matches any driver, the name is unique */
+	return ib_device_get_by_name(name, RDMA_DRIVER_UNKNOWN);
+}
+
+static void dev_add_registers(struct kunit *test)
+{
+	struct ibpd_dev *dev = ibpd_dev_add("ibpdk%d");
+	struct ib_device *ibdev;
+
+	KUNIT_ASSERT_FALSE(test, IS_ERR(dev));
+	ibdev = find_dev(dev_name(&dev->ibdev.dev));
+	KUNIT_EXPECT_PTR_EQ(test, &dev->ibdev, ibdev);
+	if (ibdev)
+		ib_device_put(ibdev);
+	KUNIT_EXPECT_TRUE(test, dev->ibdev.attrs.kernel_cap_flags &
+				IBK_ALLOW_USER_UNREG);
+	KUNIT_EXPECT_EQ(test, (int)dev->max_pd, dev->ibdev.attrs.max_pd);
+	KUNIT_EXPECT_NOT_NULL(test, dev->ddir);
+	/* a uverbs-only device: ULPs must not bind to it */
+	KUNIT_EXPECT_FALSE(test, dev->ibdev.kverbs_provider);
+	ibpd_dev_del(dev);
+}
+
+static void dev_del_unregisters(struct kunit *test)
+{
+	struct ibpd_dev *dev = ibpd_dev_add("ibpdk%d");
+	char name[IB_DEVICE_NAME_MAX];
+	struct ib_device *ibdev;
+
+	KUNIT_ASSERT_FALSE(test, IS_ERR(dev));
+	strscpy(name, dev_name(&dev->ibdev.dev), sizeof(name));
+	ibpd_dev_del(dev);
+	ibdev = find_dev(name);
+	KUNIT_EXPECT_NULL(test, ibdev);
+	if (ibdev)
+		ib_device_put(ibdev);
+}
+
+static void dev_add_name_taken(struct kunit *test)
+{
+	struct ibpd_dev *dev = ibpd_dev_add("ibpdk%d"), *dup;
+
+	KUNIT_ASSERT_FALSE(test, IS_ERR(dev));
+	dup = ibpd_dev_add(dev_name(&dev->ibdev.dev));
+	KUNIT_EXPECT_TRUE(test, IS_ERR(dup));
+	if (!IS_ERR(dup))
+		ibpd_dev_del(dup);
+	ibpd_dev_del(dev);
+}
+
+static void dev_names_fill_lowest(struct kunit *test)
+{
+	struct ibpd_dev *a = ibpd_dev_add("ibpdk%d"), *b, *c;
+	char bname[IB_DEVICE_NAME_MAX];
+
+	KUNIT_ASSERT_FALSE(test, IS_ERR(a));
+	b = ibpd_dev_add("ibpdk%d");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(b));
+	KUNIT_EXPECT_STRNEQ(test, dev_name(&a->ibdev.dev),
+			    dev_name(&b->ibdev.dev));
+	strscpy(bname, dev_name(&b->ibdev.dev), sizeof(bname));
+	ibpd_dev_del(b);
+	c = ibpd_dev_add("ibpdk%d");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(c));
+	KUNIT_EXPECT_STREQ(test, bname, dev_name(&c->ibdev.dev));
+	ibpd_dev_del(c);
+	ibpd_dev_del(a);
+}
+
+static void dev_port_and_device_attrs(struct kunit *test)
+{
+	struct ibpd_dev *dev = ibpd_dev_add("ibpdk%d");
+	struct ib_port_immutable imm = {};
+	struct ib_port_attr pattr = {};
+	struct ib_device_attr dattr;
+	struct ib_udata udata = {};
+
+	KUNIT_ASSERT_FALSE(test, IS_ERR(dev));
+	KUNIT_EXPECT_EQ(test, 0, ibpd_query_port(&dev->ibdev, 1, &pattr));
+	KUNIT_EXPECT_EQ(test, IB_PORT_ACTIVE, pattr.state);
+	KUNIT_EXPECT_EQ(test, 0, ibpd_get_port_immutable(&dev->ibdev, 1, &imm));
+	KUNIT_EXPECT_EQ(test, 0U, imm.core_cap_flags);
+	KUNIT_EXPECT_EQ(test, 0U, imm.max_mad_size);
+	KUNIT_EXPECT_EQ(test, 0, ibpd_query_device(&dev->ibdev, &dattr, &udata));
+	KUNIT_EXPECT_EQ(test, (int)dev->max_pd, dattr.max_pd);
+	/* as at registration */
+	KUNIT_EXPECT_EQ(test, 0, ibpd_query_device(&dev->ibdev, &dattr, NULL));
+	ibpd_dev_del(dev);
+}
+
+static struct kunit_case ibpd_dev_cases[] = {
+	KUNIT_CASE(dev_add_registers),
+	KUNIT_CASE(dev_del_unregisters),
+	KUNIT_CASE(dev_add_name_taken),
+	KUNIT_CASE(dev_names_fill_lowest),
+	KUNIT_CASE(dev_port_and_device_attrs),
+	{}
+};
+
+static struct kunit_suite ibpd_dev_suite = {
+	.name = "ibpd_dev",
+	.test_cases = ibpd_dev_cases,
+};
+
+kunit_test_suites(&ibpd_pdn_suite, &ibpd_import_suite, &ibpd_mr_suite,
+		  &ibpd_dev_suite);
+
+MODULE_DESCRIPTION("KUnit tests of the ibpd software RDMA device");
+MODULE_LICENSE("Dual BSD/GPL");
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
