@@ -104,6 +104,51 @@ TEST(unload_with_runtime_devices)
 	ASSERT_EQ(0, sh("insmod %s", ko()));
 }
 
+static int cycles(void)
+{
+	const char *c = getenv("IBPD_CYCLES");
+
+	return c && atoi(c) > 0 ? atoi(c) : 3;
+}
+
+/* Repeated: a device with live files, objects and an importer is deleted. */
+TEST(device_delete_cycles)
+{
+	void *buf = aligned_alloc(4096, 4096);
+	int i;
+
+	for (i = 0; i < cycles(); i++) {
+		struct ibpd_context *ctx, *ctx2;
+		struct ibpd_mr *mr, *imr;
+		struct ibpd_pd *pd, *ipd;
+
+		ASSERT_EQ(0, sh("rdma link add ibpdc0 type ibpd netdev lo", NULL));
+		ctx = ibpd_open_device("ibpdc0");
+		ASSERT_NE(NULL, ctx);
+		ctx2 = ibpd_import_device(dup(ibpd_context_cmd_fd(ctx)));
+		ASSERT_NE(NULL, ctx2);
+		pd = ibpd_alloc_pd(ctx);
+		ASSERT_NE(NULL, pd);
+		mr = ibpd_reg_mr(pd, buf, 4096, 0);
+		ASSERT_NE(NULL, mr);
+		ipd = ibpd_import_pd(ctx2, ibpd_pd_handle(pd));
+		ASSERT_NE(NULL, ipd);
+		imr = ibpd_reg_mr(ipd, buf, 4096, 0);
+		ASSERT_NE(NULL, imr);
+		ASSERT_EQ(0, sh("rdma link delete ibpdc0", NULL));
+		errno = 0;
+		EXPECT_EQ(NULL, ibpd_alloc_pd(ctx2));
+		EXPECT_EQ(EIO, errno);
+		EXPECT_EQ(0, ibpd_dereg_mr(mr));
+		EXPECT_EQ(0, ibpd_dereg_mr(imr));
+		ibpd_unimport_pd(ipd);
+		ibpd_unimport_pd(pd);
+		EXPECT_EQ(0, ibpd_close_device(ctx));
+		EXPECT_EQ(0, ibpd_close_device(ctx2));
+	}
+	free(buf);
+}
+
 TEST(load_unload_cycles)
 {
 	char cmd[512];
@@ -112,7 +157,7 @@ TEST(load_unload_cycles)
 	if (!ko())
 		SKIP(return, "IBPD_KO is not set");
 	snprintf(cmd, sizeof(cmd), "%s ndevs=3", ko());
-	for (i = 0; i < 5; i++) {
+	for (i = 0; i < cycles(); i++) {
 		ASSERT_EQ(0, sh("rmmod ibpd", NULL));
 		ASSERT_EQ(0, sh("insmod %s", cmd));
 		EXPECT_TRUE(ibdev_exists("ibpd2"));

@@ -16,7 +16,8 @@ if [ -d /sys/module/rdma_rxe ]; then
 		echo "# could not bring up rxe0"
 fi
 
-for t in ibpd_test ibpd_unload_test; do
+export IBPD_FUZZ_SECONDS=${IBPD_FUZZ_SECONDS:-20}
+for t in ibpd_test ibpd_stress ibpd_fuzz ibpd_unload_test; do
 	"$build/selftests/$t" || rc=1
 done
 exit $rc
