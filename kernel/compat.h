@@ -25,4 +25,56 @@ void rdma_restrack_set_name(struct rdma_restrack_entry *res,
 			    const char *caller);
 #endif
 
+/*
+ * 6.17 added a DMA handle argument to reg_user_mr (IBPD_HAVE_IB_DMAH is
+ * probed in Kbuild). verbs.c has the mainline signature; older kernels get
+ * it through this adapter.
+ */
+struct ib_dmah;
+struct ib_mr *ibpd_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+			       u64 virt_addr, int access,
+			       struct ib_dmah *dmah, struct ib_udata *udata);
+#ifdef IBPD_HAVE_IB_DMAH
+#define ibpd_reg_user_mr_op ibpd_reg_user_mr
+#else
+static inline struct ib_mr *
+ibpd_reg_user_mr_op(struct ib_pd *ibpd, u64 start, u64 length, u64 virt_addr,
+		    int access, struct ib_udata *udata)
+{
+	return ibpd_reg_user_mr(ibpd, start, length, virt_addr, access, NULL,
+				udata);
+}
+#endif
+
+/* 7.x renamed ib_umem_get() for user virtual addresses ib_umem_get_va(). */
+#ifndef IBPD_HAVE_IB_UMEM_GET_VA
+#include <rdma/ib_umem.h>
+
+static inline struct ib_umem *ib_umem_get_va(struct ib_device *device,
+					     unsigned long addr, size_t size,
+					     int access)
+{
+	return ib_umem_get(device, addr, size, access);
+}
+#endif
+
+/*
+ * 7.x: ops without driver data refuse non-zero input and zero the response
+ * with ib_no_udata_io(); udata may be NULL (query_device at registration).
+ */
+#ifndef IBPD_HAVE_IB_NO_UDATA_IO
+#include <linux/uaccess.h>
+
+static inline int ib_no_udata_io(struct ib_udata *udata)
+{
+	if (!udata)
+		return 0;
+	if (udata->inlen && !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return -EOPNOTSUPP;
+	if (udata->outlen && clear_user(udata->outbuf, udata->outlen))
+		return -EFAULT;
+	return 0;
+}
+#endif
+
 #endif /* _IBPD_COMPAT_H */

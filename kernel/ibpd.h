@@ -87,9 +87,6 @@ int ibpd_query_ucontext(struct ib_ucontext *ibuc,
 void ibpd_disassociate_ucontext(struct ib_ucontext *ibuc);
 int ibpd_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 int ibpd_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
-struct ib_mr *ibpd_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
-			       u64 virt_addr, int access,
-			       struct ib_udata *udata);
 int ibpd_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 int ibpd_pdn_alloc(struct ibpd_dev *dev, struct ibpd_pd *pd);
 void ibpd_pdn_free(struct ibpd_dev *dev, struct ibpd_pd *pd);

@@ -66,7 +66,7 @@ static const struct ib_device_ops ibpd_dev_ops = {
 	.query_device = ibpd_query_device,
 	.query_port = ibpd_query_port,
 	.query_ucontext = ibpd_query_ucontext,
-	.reg_user_mr = ibpd_reg_user_mr,
+	.reg_user_mr = ibpd_reg_user_mr_op,
 
 	INIT_RDMA_OBJ_SIZE(ib_pd, ibpd_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, ibpd_ucontext, ibuc),

@@ -19,9 +19,11 @@ int ibpd_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 		      struct ib_udata *udata)
 {
 	struct ibpd_dev *dev = to_idev(ibdev);
+	int ret;
 
-	if (udata && (udata->inlen || udata->outlen))
-		return -EINVAL;
+	ret = ib_no_udata_io(udata);
+	if (ret)
+		return ret;
 
 	memset(attr, 0, sizeof(*attr));
 	attr->fw_ver = 1;
@@ -204,11 +206,14 @@ EXPORT_SYMBOL_IF_KUNIT(ibpd_mr_key_free);
 
 struct ib_mr *ibpd_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 			       u64 virt_addr, int access,
-			       struct ib_udata *udata)
+			       struct ib_dmah *dmah, struct ib_udata *udata)
 {
 	struct ibpd_dev *dev = to_idev(ibpd->device);
 	struct ibpd_mr *mr;
 	int ret;
+
+	if (dmah)
+		return ERR_PTR(-EOPNOTSUPP);
 	/* ib_check_mr_access() has already refused flags we do not support. */
 	if (READ_ONCE(dev->fail_reg_mr))
 		return ERR_PTR(-ENOMEM);
@@ -217,7 +222,7 @@ struct ib_mr *ibpd_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
 
-	mr->umem = ib_umem_get(ibpd->device, start, length, access);
+	mr->umem = ib_umem_get_va(ibpd->device, start, length, access);
 	if (IS_ERR(mr->umem)) {
 		ret = PTR_ERR(mr->umem);
 		goto err_free;
