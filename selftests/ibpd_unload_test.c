@@ -111,8 +111,21 @@ static int cycles(void)
 	return c && atoi(c) > 0 ? atoi(c) : 3;
 }
 
+/* The cycles take long on a KASAN kernel under TCG: a longer timeout. */
+FIXTURE(cycles) {
+	int unused;
+};
+
+FIXTURE_SETUP(cycles)
+{
+}
+
+FIXTURE_TEARDOWN(cycles)
+{
+}
+
 /* Repeated: a device with live files, objects and an importer is deleted. */
-TEST(device_delete_cycles)
+TEST_F_TIMEOUT(cycles, device_delete, 600)
 {
 	void *buf = aligned_alloc(4096, 4096);
 	int i;
@@ -149,7 +162,7 @@ TEST(device_delete_cycles)
 	free(buf);
 }
 
-TEST(load_unload_cycles)
+TEST_F_TIMEOUT(cycles, load_unload, 600)
 {
 	char cmd[512];
 	int i;

@@ -16,11 +16,17 @@ tap_out=$tmp/out
 
 hdrs=$(cd "$top/uapi" && ls rdma/*.h)
 echo "TAP version 13"
-echo "1..$((1 + 2 * $(echo "$kernels" | wc -w) + 2 * $(echo "$hdrs" | wc -w)))"
+echo "1..$((2 + 2 * $(echo "$kernels" | wc -w) + 2 * $(echo "$hdrs" | wc -w)))"
 
 # A clean build (every file compiled) with sparse on every file (C=2).
 for k in $kernels; do
-	rm -rf "$top/build/kmod/$(cat "$("$top/scripts/kernel-dir" "$k")/kver")"
+	if ! kd=$("$top/scripts/kernel-dir" "$k") || [ ! -f "$kd/kver" ]; then
+		: > "$tmp/out"
+		ok 1 "module on kernel $k: the kernel could not be fetched"
+		ok 1 "sparse on kernel $k: the kernel could not be fetched"
+		continue
+	fi
+	rm -rf "$top/build/kmod/$(cat "$kd/kver")"
 	make -C "$top" module W=1 C=2 KERNEL="$k" > "$tmp/out" 2>&1
 	rc=$?
 	nosparse=$(grep -c 'not available or not up to date' "$tmp/out")
@@ -42,6 +48,11 @@ perl "$kdir/source/scripts/checkpatch.pl" --no-tree --strict --terse \
 	> "$tmp/out" 2>&1
 ! grep -q -E 'ERROR|WARNING|CHECK' "$tmp/out"
 ok $? "checkpatch --strict: 0 errors, 0 warnings, 0 checks"
+
+# Debian's docutils (python3-docutils): fail on any warning.
+PATH=/usr/bin:$PATH rst2html --halt=warning --report=warning \
+	"$top/Documentation/ibpd.rst" > /dev/null 2> "$tmp/out"
+ok $? "Documentation/ibpd.rst renders with rst2html without warnings"
 
 for h in $hdrs; do
 	echo "#include <$h>" > "$tmp/t.c"
