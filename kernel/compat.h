@@ -4,36 +4,33 @@
  *
  * Every difference between the kernels ibpd builds against lives here, so
  * that the rest of the driver reads like mainline code. The oldest kernel
- * supported is 6.1.
+ * supported is 6.1. Not part of the upstream series: scripts/stage-upstream
+ * drops it.
  */
 
 #ifndef _IBPD_COMPAT_H
 #define _IBPD_COMPAT_H
 
-/*
- * Exported by ib_core but declared only in drivers/infiniband/core/restrack.h,
- * which an out-of-tree module cannot include. In-tree the driver includes
- * that header instead (see scripts/stage-upstream).
- */
-#ifndef IBPD_IN_TREE
+#include <rdma/ib_umem.h>
+#include <rdma/ib_verbs.h>
 #include <rdma/restrack.h>
 
+/*
+ * Exported by ib_core but declared only in drivers/infiniband/core/restrack.h,
+ * which an out-of-tree module cannot include; in-tree std_types.c includes
+ * that header.
+ */
 void rdma_restrack_add(struct rdma_restrack_entry *res);
 void rdma_restrack_new(struct rdma_restrack_entry *res,
 		       enum rdma_restrack_type type);
 void rdma_restrack_set_name(struct rdma_restrack_entry *res,
 			    const char *caller);
-#endif
 
 /*
  * 6.17 added a DMA handle argument to reg_user_mr (IBPD_HAVE_IB_DMAH is
  * probed in Kbuild). verbs.c has the mainline signature; older kernels get
  * it through this adapter.
  */
-struct ib_dmah;
-struct ib_mr *ibpd_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
-			       u64 virt_addr, int access,
-			       struct ib_dmah *dmah, struct ib_udata *udata);
 #ifdef IBPD_HAVE_IB_DMAH
 #define ibpd_reg_user_mr_op ibpd_reg_user_mr
 #else
@@ -48,8 +45,6 @@ ibpd_reg_user_mr_op(struct ib_pd *ibpd, u64 start, u64 length, u64 virt_addr,
 
 /* 7.x renamed ib_umem_get() for user virtual addresses ib_umem_get_va(). */
 #ifndef IBPD_HAVE_IB_UMEM_GET_VA
-#include <rdma/ib_umem.h>
-
 static inline struct ib_umem *ib_umem_get_va(struct ib_device *device,
 					     unsigned long addr, size_t size,
 					     int access)
@@ -75,6 +70,21 @@ static inline int ib_no_udata_io(struct ib_udata *udata)
 		return -EFAULT;
 	return 0;
 }
+#endif
+
+/* 7.x allocates typed objects with kzalloc_obj(). */
+#ifndef IBPD_HAVE_KZALLOC_OBJ
+#include <linux/slab.h>
+
+#define kzalloc_obj(P) kzalloc(sizeof(P), GFP_KERNEL)
+#endif
+
+/* 6.13 made symbol namespaces string literals: MODULE_IMPORT_NS("NS"). */
+#ifndef IBPD_HAVE_NS_STRING
+#include <linux/module.h>
+
+#undef MODULE_IMPORT_NS
+#define MODULE_IMPORT_NS(ns) MODULE_INFO(import_ns, ns)
 #endif
 
 #endif /* _IBPD_COMPAT_H */

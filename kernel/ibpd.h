@@ -14,7 +14,7 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/uverbs_ioctl.h>
 
-#include "compat.h"
+struct ib_dmah;
 
 #define IBPD_DEFAULT_MAX_PD	BIT(21)
 #define IBPD_MAX_MR		BIT(20)
@@ -87,6 +87,9 @@ int ibpd_query_ucontext(struct ib_ucontext *ibuc,
 void ibpd_disassociate_ucontext(struct ib_ucontext *ibuc);
 int ibpd_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 int ibpd_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
+struct ib_mr *ibpd_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+			       u64 virt_addr, int access,
+			       struct ib_dmah *dmah, struct ib_udata *udata);
 int ibpd_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 int ibpd_pdn_alloc(struct ibpd_dev *dev, struct ibpd_pd *pd);
 void ibpd_pdn_free(struct ibpd_dev *dev, struct ibpd_pd *pd);
@@ -105,5 +108,8 @@ void ibpd_debugfs_exit(void);
 void ibpd_debugfs_dev_init(struct ibpd_dev *dev);
 void ibpd_debugfs_dev_exit(struct ibpd_dev *dev);
 int ibpd_dev_set_max_pd(struct ibpd_dev *dev, u64 val);
+
+/* Out of tree only: what older kernels lack (dropped upstream). */
+#include "compat.h"
 
 #endif /* _IBPD_H */

@@ -461,4 +461,4 @@ kunit_test_suites(&ibpd_pdn_suite, &ibpd_import_suite, &ibpd_mr_suite,
 
 MODULE_DESCRIPTION("KUnit tests of the ibpd software RDMA device");
 MODULE_LICENSE("Dual BSD/GPL");
-MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
+MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING");

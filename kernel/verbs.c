@@ -218,7 +218,7 @@ struct ib_mr *ibpd_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	if (READ_ONCE(dev->fail_reg_mr))
 		return ERR_PTR(-ENOMEM);
 
-	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	mr = kzalloc_obj(*mr);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
 
