@@ -41,7 +41,7 @@ PREFIX  ?= /usr/local
 LIBDIR  ?= $(PREFIX)/lib
 INCDIR  ?= $(PREFIX)/include
 
-.PHONY: all module lib selftests check demo clean install modules_install
+.PHONY: all module lib selftests check demo stage-upstream clean install modules_install
 
 all: module lib selftests
 
@@ -88,6 +88,10 @@ check: all
 
 demo: all
 	scripts/vm-run -- $(B)/ibpd demo
+
+# The upstream patch series (out/upstream), applied and built in-tree.
+stage-upstream:
+	scripts/stage-upstream --check
 
 clean:
 	rm -rf $(B) out
