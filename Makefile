@@ -45,11 +45,13 @@ INCDIR  ?= $(PREFIX)/include
 
 all: module lib selftests
 
+# Sources are linked one by one: kbuild writes objects beside them.
 module:
-	@mkdir -p $(KMOD)
+	@[ ! -L $(KMOD)/kernel ] || rm $(KMOD)/kernel
+	@mkdir -p $(KMOD)/kernel
 	@ln -sfn $(CURDIR)/Kbuild $(KMOD)/Kbuild
-	@ln -sfn $(CURDIR)/kernel $(KMOD)/kernel
 	@ln -sfn $(CURDIR)/uapi $(KMOD)/uapi
+	@for f in $(CURDIR)/kernel/*.[ch]; do ln -sfn $$f $(KMOD)/kernel/; done
 	$(MAKE) -C $(KDIR) M=$(KMOD) modules
 
 lib: $(B)/$(SONAME) $(B)/libibpd.a $(B)/libibpd.pc $(B)/ibpd
