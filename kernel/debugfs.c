@@ -30,10 +30,10 @@ static int ibpd_pds_show(struct seq_file *s, void *unused)
 
 	seq_puts(s, "pdn usecnt\n");
 	/* Holding xa_lock keeps dealloc_pd, and so the free, out. */
-	xa_lock(&dev->pds);
-	xa_for_each(&dev->pds, pdn, pd)
+	xa_lock(&dev->pds.xa);
+	xa_for_each(&dev->pds.xa, pdn, pd)
 		seq_printf(s, "%lu %d\n", pdn, atomic_read(&pd->ibpd.usecnt));
-	xa_unlock(&dev->pds);
+	xa_unlock(&dev->pds.xa);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(ibpd_pds);
@@ -72,8 +72,8 @@ void ibpd_debugfs_dev_init(struct ibpd_dev *dev)
 	d = debugfs_create_dir(dev_name(&dev->ibdev.dev), ibpd_debugfs_root);
 	dev->ddir = d;
 	debugfs_create_file("pds", 0400, d, dev, &ibpd_pds_fops);
-	debugfs_create_atomic_t("num_pds", 0400, d, &dev->num_pds);
-	debugfs_create_atomic_t("num_mrs", 0400, d, &dev->num_mrs);
+	debugfs_create_atomic_t("num_pds", 0400, d, &dev->pds.count);
+	debugfs_create_atomic_t("num_mrs", 0400, d, &dev->mrs.count);
 	debugfs_create_file_unsafe("max_pd", 0600, d, dev, &ibpd_max_pd_fops);
 	debugfs_create_bool("fail_alloc_pd", 0600, d, &dev->fail_alloc_pd);
 	debugfs_create_bool("fail_reg_mr", 0600, d, &dev->fail_reg_mr);

@@ -19,18 +19,20 @@ struct ib_dmah;
 #define IBPD_DEFAULT_MAX_PD	BIT(21)
 #define IBPD_MAX_MR		BIT(20)
 
+/* Counted ids, allocated cyclically: PD numbers and MR key indexes. */
+struct ibpd_ids {
+	struct xarray xa;		/* id -> object */
+	u32 next;
+	atomic_t count;
+};
+
 struct ibpd_dev {
 	struct ib_device ibdev;
 	struct list_head list;		/* on ibpd_dev_list */
 
-	struct xarray pds;		/* pdn -> struct ibpd_pd */
-	u32 next_pdn;
-	atomic_t num_pds;
+	struct ibpd_ids pds;		/* pdn -> struct ibpd_pd */
 	u32 max_pd;
-
-	struct xarray mrs;		/* key -> struct ibpd_mr */
-	u32 next_mr_key;
-	atomic_t num_mrs;
+	struct ibpd_ids mrs;		/* key >> 8 -> struct ibpd_mr */
 
 	struct dentry *ddir;
 	bool fail_alloc_pd;

@@ -49,9 +49,9 @@ static void pdn_first_is_one(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, 0, ibpd_pdn_alloc(dev, pd));
 	KUNIT_EXPECT_EQ(test, 1U, pd->pdn);
-	KUNIT_EXPECT_EQ(test, 1, atomic_read(&dev->num_pds));
+	KUNIT_EXPECT_EQ(test, 1, atomic_read(&dev->pds.count));
 	ibpd_pdn_free(dev, pd);
-	KUNIT_EXPECT_EQ(test, 0, atomic_read(&dev->num_pds));
+	KUNIT_EXPECT_EQ(test, 0, atomic_read(&dev->pds.count));
 }
 
 static void pdn_unique(struct kunit *test)
@@ -90,7 +90,7 @@ static void pdn_wraps_around(struct kunit *test)
 	struct ibpd_dev *dev = test_dev(test);
 	struct ibpd_pd *a = test_pd(test, dev), *b = test_pd(test, dev);
 
-	dev->next_pdn = IBPD_PDN_MAX;
+	dev->pds.next = IBPD_PDN_MAX;
 	KUNIT_ASSERT_EQ(test, 0, ibpd_pdn_alloc(dev, a));
 	KUNIT_EXPECT_EQ(test, IBPD_PDN_MAX, a->pdn);
 	KUNIT_ASSERT_EQ(test, 0, ibpd_pdn_alloc(dev, b));
@@ -106,7 +106,7 @@ static void pdn_wrap_skips_live(struct kunit *test)
 	struct ibpd_pd *b = test_pd(test, dev);
 
 	KUNIT_ASSERT_EQ(test, 0, ibpd_pdn_alloc(dev, live));	/* pdn 1 */
-	dev->next_pdn = IBPD_PDN_MAX;
+	dev->pds.next = IBPD_PDN_MAX;
 	KUNIT_ASSERT_EQ(test, 0, ibpd_pdn_alloc(dev, a));
 	KUNIT_ASSERT_EQ(test, 0, ibpd_pdn_alloc(dev, b));
 	KUNIT_EXPECT_EQ(test, 2U, b->pdn);
@@ -121,9 +121,9 @@ static void pdn_tracked_in_xarray(struct kunit *test)
 	struct ibpd_pd *pd = test_pd(test, dev);
 
 	KUNIT_ASSERT_EQ(test, 0, ibpd_pdn_alloc(dev, pd));
-	KUNIT_EXPECT_PTR_EQ(test, pd, xa_load(&dev->pds, pd->pdn));
+	KUNIT_EXPECT_PTR_EQ(test, pd, xa_load(&dev->pds.xa, pd->pdn));
 	ibpd_pdn_free(dev, pd);
-	KUNIT_EXPECT_NULL(test, xa_load(&dev->pds, pd->pdn));
+	KUNIT_EXPECT_NULL(test, xa_load(&dev->pds.xa, pd->pdn));
 }
 
 static void max_pd_enforced(struct kunit *test)
@@ -139,14 +139,14 @@ static void max_pd_enforced(struct kunit *test)
 	}
 	pds[3] = test_pd(test, dev);
 	KUNIT_EXPECT_EQ(test, -ENOMEM, ibpd_pdn_alloc(dev, pds[3]));
-	KUNIT_EXPECT_EQ(test, 3, atomic_read(&dev->num_pds));
+	KUNIT_EXPECT_EQ(test, 3, atomic_read(&dev->pds.count));
 
 	/* a freed slot is usable again */
 	ibpd_pdn_free(dev, pds[0]);
 	KUNIT_EXPECT_EQ(test, 0, ibpd_pdn_alloc(dev, pds[3]));
 	for (i = 1; i < 4; i++)
 		ibpd_pdn_free(dev, pds[i]);
-	KUNIT_EXPECT_EQ(test, 0, atomic_read(&dev->num_pds));
+	KUNIT_EXPECT_EQ(test, 0, atomic_read(&dev->pds.count));
 }
 
 static void max_pd_lowered_below_live(struct kunit *test)
@@ -185,8 +185,8 @@ static void fault_alloc_pd(struct kunit *test)
 
 	dev->fail_alloc_pd = true;
 	KUNIT_EXPECT_EQ(test, -ENOMEM, ibpd_pdn_alloc(dev, pd));
-	KUNIT_EXPECT_EQ(test, 0, atomic_read(&dev->num_pds));
-	KUNIT_EXPECT_TRUE(test, xa_empty(&dev->pds));
+	KUNIT_EXPECT_EQ(test, 0, atomic_read(&dev->pds.count));
+	KUNIT_EXPECT_TRUE(test, xa_empty(&dev->pds.xa));
 	dev->fail_alloc_pd = false;
 	KUNIT_EXPECT_EQ(test, 0, ibpd_pdn_alloc(dev, pd));
 	ibpd_pdn_free(dev, pd);
@@ -301,11 +301,11 @@ static void mr_keys_unique_and_shaped(struct kunit *test)
 					mrs[j]->ibmr.lkey);
 	}
 	KUNIT_EXPECT_EQ(test, (int)ARRAY_SIZE(mrs),
-			atomic_read(&dev->num_mrs));
+			atomic_read(&dev->mrs.count));
 	for (i = 0; i < ARRAY_SIZE(mrs); i++)
 		ibpd_mr_key_free(dev, mrs[i]);
-	KUNIT_EXPECT_EQ(test, 0, atomic_read(&dev->num_mrs));
-	KUNIT_EXPECT_TRUE(test, xa_empty(&dev->mrs));
+	KUNIT_EXPECT_EQ(test, 0, atomic_read(&dev->mrs.count));
+	KUNIT_EXPECT_TRUE(test, xa_empty(&dev->mrs.xa));
 }
 
 static void mr_key_not_reused_after_free(struct kunit *test)
@@ -327,7 +327,7 @@ static void mr_key_wraps_around(struct kunit *test)
 	struct ibpd_dev *dev = test_dev(test);
 	struct ibpd_mr *a = test_mr(test), *b = test_mr(test);
 
-	dev->next_mr_key = U32_MAX >> 8;
+	dev->mrs.next = U32_MAX >> 8;
 	KUNIT_ASSERT_EQ(test, 0, ibpd_mr_key_alloc(dev, a));
 	KUNIT_EXPECT_EQ(test, (U32_MAX >> 8) << 8, a->ibmr.lkey);
 	KUNIT_ASSERT_EQ(test, 0, ibpd_mr_key_alloc(dev, b));

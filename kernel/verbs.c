@@ -95,38 +95,48 @@ void ibpd_disassociate_ucontext(struct ib_ucontext *ibuc)
 }
 
 /*
- * Accounts a new PD against max_pd and gives it the next free pdn, cyclically:
- * a number comes back only after the whole space has been used.
+ * Accounts a new object against max_count and gives it the next free id in
+ * [1, max_id], cyclically: an id comes back only after the whole space has
+ * been used.
  */
-int ibpd_pdn_alloc(struct ibpd_dev *dev, struct ibpd_pd *pd)
+static int ibpd_id_alloc(struct ibpd_ids *ids, u32 max_count, u32 max_id,
+			 void *entry, u32 *id)
 {
 	int ret;
 
-	if (READ_ONCE(dev->fail_alloc_pd))
-		return -ENOMEM;
-
-	if (atomic_inc_return(&dev->num_pds) > READ_ONCE(dev->max_pd)) {
+	if (atomic_inc_return(&ids->count) > max_count) {
 		ret = -ENOMEM;
 		goto err_count;
 	}
-
-	ret = xa_alloc_cyclic(&dev->pds, &pd->pdn, pd,
-			      XA_LIMIT(1, IBPD_PDN_MAX), &dev->next_pdn,
-			      GFP_KERNEL);
+	ret = xa_alloc_cyclic(&ids->xa, id, entry, XA_LIMIT(1, max_id),
+			      &ids->next, GFP_KERNEL);
 	if (ret < 0)
 		goto err_count;
 	return 0;
 
 err_count:
-	atomic_dec(&dev->num_pds);
+	atomic_dec(&ids->count);
 	return ret;
+}
+
+static void ibpd_id_free(struct ibpd_ids *ids, u32 id)
+{
+	xa_erase(&ids->xa, id);
+	atomic_dec(&ids->count);
+}
+
+int ibpd_pdn_alloc(struct ibpd_dev *dev, struct ibpd_pd *pd)
+{
+	if (READ_ONCE(dev->fail_alloc_pd))
+		return -ENOMEM;
+	return ibpd_id_alloc(&dev->pds, READ_ONCE(dev->max_pd), IBPD_PDN_MAX,
+			     pd, &pd->pdn);
 }
 EXPORT_SYMBOL_IF_KUNIT(ibpd_pdn_alloc);
 
 void ibpd_pdn_free(struct ibpd_dev *dev, struct ibpd_pd *pd)
 {
-	xa_erase(&dev->pds, pd->pdn);
-	atomic_dec(&dev->num_pds);
+	ibpd_id_free(&dev->pds, pd->pdn);
 }
 EXPORT_SYMBOL_IF_KUNIT(ibpd_pdn_free);
 
@@ -178,29 +188,18 @@ int ibpd_mr_key_alloc(struct ibpd_dev *dev, struct ibpd_mr *mr)
 	u32 index;
 	int ret;
 
-	if (atomic_inc_return(&dev->num_mrs) > IBPD_MAX_MR) {
-		ret = -ENOMEM;
-		goto err_count;
-	}
-	ret = xa_alloc_cyclic(&dev->mrs, &index, mr, XA_LIMIT(1, U32_MAX >> 8),
-			      &dev->next_mr_key, GFP_KERNEL);
-	if (ret < 0)
-		goto err_count;
-
+	ret = ibpd_id_alloc(&dev->mrs, IBPD_MAX_MR, U32_MAX >> 8, mr, &index);
+	if (ret)
+		return ret;
 	mr->ibmr.lkey = index << 8;
 	mr->ibmr.rkey = index << 8;
 	return 0;
-
-err_count:
-	atomic_dec(&dev->num_mrs);
-	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(ibpd_mr_key_alloc);
 
 void ibpd_mr_key_free(struct ibpd_dev *dev, struct ibpd_mr *mr)
 {
-	xa_erase(&dev->mrs, mr->ibmr.lkey >> 8);
-	atomic_dec(&dev->num_mrs);
+	ibpd_id_free(&dev->mrs, mr->ibmr.lkey >> 8);
 }
 EXPORT_SYMBOL_IF_KUNIT(ibpd_mr_key_free);
 
@@ -250,14 +249,17 @@ int ibpd_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	return 0;
 }
 
+static void ibpd_ids_init(struct ibpd_ids *ids)
+{
+	xa_init_flags(&ids->xa, XA_FLAGS_ALLOC1);
+	ids->next = 0;
+	atomic_set(&ids->count, 0);
+}
+
 void ibpd_dev_init_objects(struct ibpd_dev *dev)
 {
-	dev->next_pdn = 0;
-	dev->next_mr_key = 0;
-	xa_init_flags(&dev->pds, XA_FLAGS_ALLOC1);
-	xa_init_flags(&dev->mrs, XA_FLAGS_ALLOC1);
-	atomic_set(&dev->num_pds, 0);
-	atomic_set(&dev->num_mrs, 0);
+	ibpd_ids_init(&dev->pds);
+	ibpd_ids_init(&dev->mrs);
 	dev->max_pd = clamp(ibpd_max_pd, 1U, IBPD_PDN_MAX);
 }
 EXPORT_SYMBOL_IF_KUNIT(ibpd_dev_init_objects);
@@ -265,9 +267,9 @@ EXPORT_SYMBOL_IF_KUNIT(ibpd_dev_init_objects);
 void ibpd_dev_fini_objects(struct ibpd_dev *dev)
 {
 	/* uverbs destroyed every object before the device went away. */
-	WARN_ON(!xa_empty(&dev->pds));
-	WARN_ON(!xa_empty(&dev->mrs));
-	xa_destroy(&dev->pds);
-	xa_destroy(&dev->mrs);
+	WARN_ON(!xa_empty(&dev->pds.xa));
+	WARN_ON(!xa_empty(&dev->mrs.xa));
+	xa_destroy(&dev->pds.xa);
+	xa_destroy(&dev->mrs.xa);
 }
 EXPORT_SYMBOL_IF_KUNIT(ibpd_dev_fini_objects);
