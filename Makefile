@@ -14,11 +14,12 @@ export IBPD_CACHE
 
 # The test kernel (image, headers, source) comes from Debian packages, or
 # is built (KERNEL=debug: scripts/kernel-build).
-KCACHE = $(shell scripts/kernel-dir $(KERNEL))
+# Looked up once, on first use only (lib and install do not need a kernel).
+KCACHE = $(eval KCACHE := $$(shell scripts/kernel-dir $$(KERNEL)))$(KCACHE)
 KDIR  ?= $(KCACHE)/build
 KSRC  ?= $(KCACHE)/source
-KVER   = $(shell sed -n 's/.*UTS_RELEASE "\(.*\)"/\1/p' \
-	   $(KDIR)/include/generated/utsrelease.h)
+KVER   = $(eval KVER := $$(shell sed -n 's/.*UTS_RELEASE "\(.*\)"/\1/p' \
+	   $$(KDIR)/include/generated/utsrelease.h))$(KVER)
 # One build directory per kernel: the sources are linked in, kbuild's
 # objects stay out of the tree.
 KMOD   = $(CURDIR)/$(B)/kmod/$(KVER)
