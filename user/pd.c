@@ -148,7 +148,6 @@ static struct ibpd_pd *pd_import(struct ibpd_context *ctx, uint32_t handle,
 				 bool check, uint32_t expected)
 {
 	uint32_t pdn, usecnt;
-	struct ibpd_pd *pd;
 	int ret;
 
 	ret = pd_query(ctx, handle, check, expected, &pdn, &usecnt);
@@ -156,10 +155,7 @@ static struct ibpd_pd *pd_import(struct ibpd_context *ctx, uint32_t handle,
 		errno = ret;
 		return NULL;
 	}
-	pd = pd_new(ctx, handle, pdn);
-	if (!pd)
-		return NULL;
-	return pd;
+	return pd_new(ctx, handle, pdn);
 }
 
 struct ibpd_pd *ibpd_import_pd(struct ibpd_context *ctx, uint32_t pd_handle)
