@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <rdma/ib_user_ioctl_cmds.h>
+#include <rdma/ib_user_ioctl_verbs.h>
 
 #include "ibpd_int.h"
 
@@ -75,6 +76,18 @@ err_close:
 	return NULL;
 }
 
+static int query_port1(const struct ibpd_context *ctx)
+{
+	struct ib_uverbs_query_port_resp_ex resp;
+	struct ibpd_cmd cmd;
+
+	ibpd_cmd_init(&cmd, ctx, UVERBS_OBJECT_DEVICE,
+		      UVERBS_METHOD_QUERY_PORT);
+	ibpd_cmd_add(&cmd, UVERBS_ATTR_QUERY_PORT_PORT_NUM, sizeof(uint64_t), 1);
+	ibpd_cmd_out(&cmd, UVERBS_ATTR_QUERY_PORT_RESP, &resp, sizeof(resp));
+	return ibpd_cmd_exec(ctx, &cmd);
+}
+
 /*
  * On success the context owns cmd_fd and ibpd_close_device() closes it; on
  * failure the caller still owns it.
@@ -110,6 +123,13 @@ struct ibpd_context *ibpd_import_device(int cmd_fd)
 	ibpd_cmd_out(&cmd, UVERBS_ATTR_QUERY_CONTEXT_NUM_COMP_VECTORS, &ncomp,
 		     sizeof(ncomp));
 	ret = ibpd_cmd_exec(ctx, &cmd);
+	/*
+	 * Drivers without query_ucontext (rxe, siw) cannot answer that, which
+	 * is why ibv_import_device() fails on them; querying port 1 also
+	 * needs the file's context, and every driver answers it.
+	 */
+	if (ret == EOPNOTSUPP)
+		ret = query_port1(ctx);
 	if (ret) {
 		free(ctx);
 		errno = ret;

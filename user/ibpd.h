@@ -32,6 +32,19 @@ enum ibpd_access_flags {
 	IBPD_ACCESS_REMOTE_ATOMIC = 1 << 3,
 };
 
+#define IBPD_DEVICE_NAME_MAX 64
+
+/* An RDMA device with a uverbs char device, as ibpd_get_device_list() sees it. */
+struct ibpd_device {
+	char name[IBPD_DEVICE_NAME_MAX];	/* RDMA device, e.g. "ibpd0" */
+	char dev_name[IBPD_DEVICE_NAME_MAX];	/* uverbs char device, "uverbs0" */
+	uint32_t index;				/* RDMA netlink device index */
+	uint32_t driver_id;			/* enum rdma_driver_id */
+};
+
+struct ibpd_device **ibpd_get_device_list(int *num_devices);
+void ibpd_free_device_list(struct ibpd_device **list);
+
 struct ibpd_context *ibpd_open_device(const char *ibdev_name);
 struct ibpd_context *ibpd_import_device(int cmd_fd);
 int ibpd_close_device(struct ibpd_context *ctx);

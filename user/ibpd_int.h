@@ -15,7 +15,7 @@
 
 #include "ibpd.h"
 
-#define IBPD_NAME_MAX 64
+#define IBPD_NAME_MAX IBPD_DEVICE_NAME_MAX
 #define IBPD_MAX_ATTRS 8
 
 struct ibpd_context {
@@ -65,6 +65,7 @@ struct ibpd_nl_dev {
 	char ibdev_name[IBPD_NAME_MAX];
 	char chardev_name[IBPD_NAME_MAX];
 	dev_t chardev;
+	uint32_t index;
 	uint32_t driver_id;
 };
 

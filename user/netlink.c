@@ -4,7 +4,8 @@
  *
  * RDMA netlink (NETLINK_RDMA, RDMA_NL_NLDEV): find a device's uverbs char
  * device and the driver id its ioctl header must carry, by device name or
- * by char device number, the way rdma-core discovers devices.
+ * by char device number, the way rdma-core discovers devices; and the list
+ * of devices.
  */
 
 #include <errno.h>
@@ -136,9 +137,13 @@ static void on_chardev(uint16_t type, const void *data, uint16_t len,
 	}
 }
 
-/* Match by name when ibdev_name is set, else by char device number. */
-int ibpd_nl_find(const char *ibdev_name, dev_t chardev,
-		 struct ibpd_nl_dev *out)
+/*
+ * Calls fn for every device that has a uverbs char device, in netlink index
+ * order, until fn returns non-zero (that value is returned; 0 when all were
+ * visited, or an errno value of netlink).
+ */
+static int nl_for_each_dev(int (*fn)(const struct ibpd_nl_dev *d, void *arg),
+			   void *arg)
 {
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
 	struct dev_list *l;
@@ -164,35 +169,120 @@ int ibpd_nl_find(const char *ibdev_name, dev_t chardev,
 	if (ret)
 		goto out;
 
-	ret = ENODEV;
 	for (i = 0; i < l->n; i++) {
 		struct ibpd_nl_dev d = {};
-		int err;
 
-		if (ibdev_name && strcmp(ibdev_name, l->name[i]))
-			continue;
 		nl_init(&req, RDMA_NLDEV_CMD_GET_CHARDEV, 0, seq++);
 		nl_put(&req, RDMA_NLDEV_ATTR_DEV_INDEX, &l->index[i], 4);
 		nl_put(&req, RDMA_NLDEV_ATTR_CHARDEV_TYPE, "uverbs", 7);
-		err = nl_talk(fd, &req, on_chardev, &d);
+		ret = nl_talk(fd, &req, on_chardev, &d);
 		/* a device without uverbs, or one that went away meanwhile */
-		if (err == EOPNOTSUPP || err == ENODEV || err == EINVAL ||
-		    (!err && !d.chardev_name[0]))
+		if (ret == EOPNOTSUPP || ret == ENODEV || ret == EINVAL ||
+		    (!ret && !d.chardev_name[0])) {
+			ret = 0;
 			continue;
-		if (err) {
-			ret = err;
-			break;
 		}
-		if (!ibdev_name && d.chardev != chardev)
-			continue;
+		if (ret)
+			break;
 		memcpy(d.ibdev_name, l->name[i], IBPD_NAME_MAX);
-		*out = d;
-		ret = 0;
-		break;
+		d.index = l->index[i];
+		ret = fn(&d, arg);
+		if (ret)
+			break;
 	}
 out:
 	close(fd);
 out_free:
 	free(l);
 	return ret;
+}
+
+struct find_arg {
+	const char *ibdev_name;
+	dev_t chardev;
+	struct ibpd_nl_dev *out;
+};
+
+static int find_one(const struct ibpd_nl_dev *d, void *arg)
+{
+	struct find_arg *f = arg;
+
+	if (f->ibdev_name ? strcmp(f->ibdev_name, d->ibdev_name) :
+			    d->chardev != f->chardev)
+		return 0;
+	*f->out = *d;
+	return -1;
+}
+
+/* Match by name when ibdev_name is set, else by char device number. */
+int ibpd_nl_find(const char *ibdev_name, dev_t chardev,
+		 struct ibpd_nl_dev *out)
+{
+	struct find_arg f = { ibdev_name, chardev, out };
+	int ret = nl_for_each_dev(find_one, &f);
+
+	if (ret == -1)
+		return 0;
+	/* no RDMA netlink family: ib_core is not loaded, there is no device */
+	return ret && ret != EPROTONOSUPPORT ? ret : ENODEV;
+}
+
+struct list_arg {
+	struct ibpd_device **list;
+	int n;
+};
+
+static int list_one(const struct ibpd_nl_dev *d, void *arg)
+{
+	struct list_arg *a = arg;
+	struct ibpd_device *dev;
+
+	if (a->n >= MAX_DEVS)
+		return 0;
+	dev = calloc(1, sizeof(*dev));
+	if (!dev)
+		return ENOMEM;
+	memcpy(dev->name, d->ibdev_name, sizeof(dev->name));
+	memcpy(dev->dev_name, d->chardev_name, sizeof(dev->dev_name));
+	dev->index = d->index;
+	dev->driver_id = d->driver_id;
+	a->list[a->n++] = dev;
+	return 0;
+}
+
+/*
+ * The RDMA devices that have a uverbs char device, as a NULL-terminated
+ * array; *num_devices (when not NULL) is set to their number.
+ */
+struct ibpd_device **ibpd_get_device_list(int *num_devices)
+{
+	struct list_arg a = {};
+	int ret;
+
+	a.list = calloc(MAX_DEVS + 1, sizeof(*a.list));
+	if (!a.list)
+		return NULL;
+	ret = nl_for_each_dev(list_one, &a);
+	/* no RDMA netlink family: ib_core is not loaded, there is no device */
+	if (ret == EPROTONOSUPPORT && !a.n)
+		ret = 0;
+	if (ret) {
+		ibpd_free_device_list(a.list);
+		errno = ret;
+		return NULL;
+	}
+	if (num_devices)
+		*num_devices = a.n;
+	return a.list;
+}
+
+void ibpd_free_device_list(struct ibpd_device **list)
+{
+	struct ibpd_device **d;
+
+	if (!list)
+		return;
+	for (d = list; *d; d++)
+		free(*d);
+	free(list);
 }
