@@ -5,9 +5,10 @@
 #   make                 module (for the default test kernel), library, tests
 #   make check           everything, then the kselftests in the test VM
 #   make module KDIR=/lib/modules/$(uname -r)/build   build for your kernel
-#   make install [PREFIX=/usr/local] [DESTDIR=]
+#   make install [PREFIX=/usr/local] [DESTDIR=] [KDIR=]
+#                        library, headers, tool, man pages, module (+depmod)
 
-VERSION    := 1.0.0
+VERSION    := 1.1.0
 KERNEL     ?= 6.1
 IBPD_CACHE ?= $(HOME)/.cache/ibpd
 export IBPD_CACHE
@@ -36,13 +37,25 @@ LIB_SRCS := user/cmd.c user/device.c user/mr.c user/netlink.c user/pd.c
 LIB_OBJS := $(LIB_SRCS:user/%.c=$(B)/user/%.o)
 SONAME   := libibpd.so.1
 
-TESTS    := $(addprefix $(B)/selftests/,ibpd_test ibpd_unload_test ibpd_stress ibpd_fail_nth ibpd_fuzz)
+TESTS    := $(addprefix $(B)/selftests/,ibpd_test ibpd_unload_test ibpd_stress ibpd_fail_nth ibpd_fuzz ibpd_generic_test ibpd_hold)
 
 PREFIX  ?= /usr/local
 LIBDIR  ?= $(PREFIX)/lib
 INCDIR  ?= $(PREFIX)/include
+BINDIR  ?= $(PREFIX)/bin
+MANDIR  ?= $(PREFIX)/share/man
 
-.PHONY: all module lib selftests check demo stage-upstream clean install modules_install
+# make install puts the module of KDIR when given; else of the running
+# kernel when its build tree is installed; else of the test kernel.
+RUNNING_KDIR := /lib/modules/$(shell uname -r)/build
+ifeq ($(origin KDIR),file)
+INSTALL_KDIR = $(if $(wildcard $(RUNNING_KDIR)/Makefile),$(RUNNING_KDIR),$(KDIR))
+else
+INSTALL_KDIR = $(KDIR)
+endif
+
+.PHONY: all module lib selftests check demo stage-upstream clean install \
+	install-lib install-man modules_install modules_install_built
 
 all: module lib selftests
 
@@ -57,8 +70,11 @@ module:
 
 lib: $(B)/$(SONAME) $(B)/libibpd.a $(B)/libibpd.pc $(B)/ibpd
 
-$(B)/ibpd: user/ibpd_tool.c user/ibpd.h user/scm_rights.h $(B)/$(SONAME)
-	$(CC) $(UCFLAGS) -o $@ $< -L$(B) -libpd -Wl,-rpath,'$$ORIGIN'
+# The tool runs from build/ (rpath $ORIGIN); the installed one has no rpath.
+$(B)/ibpd $(B)/install/ibpd: user/ibpd_tool.c user/ibpd.h user/scm_rights.h $(B)/$(SONAME)
+	@mkdir -p $(dir $@)
+	$(CC) $(UCFLAGS) -o $@ $< -L$(B) -libpd \
+		$(if $(findstring install,$@),,-Wl,-rpath,'$$ORIGIN')
 
 $(B)/user/%.o: user/%.c user/ibpd.h user/ibpd_int.h $(wildcard uapi/rdma/*.h)
 	@mkdir -p $(dir $@)
@@ -99,16 +115,30 @@ stage-upstream:
 clean:
 	rm -rf $(B) out
 
-install: lib
-	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCDIR)/rdma
+install: install-lib install-man modules_install
+
+install-lib: lib $(B)/install/ibpd
+	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCDIR)/rdma \
+		$(DESTDIR)$(BINDIR)
 	install -m 0755 $(B)/$(SONAME) $(DESTDIR)$(LIBDIR)/$(SONAME)
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libibpd.so
 	install -m 0644 $(B)/libibpd.a $(DESTDIR)$(LIBDIR)/
 	install -m 0644 $(B)/libibpd.pc $(DESTDIR)$(LIBDIR)/pkgconfig/
-	install -d $(DESTDIR)$(PREFIX)/bin
-	install -m 0755 $(B)/ibpd $(DESTDIR)$(PREFIX)/bin/ibpd
+	install -m 0755 $(B)/install/ibpd $(DESTDIR)$(BINDIR)/ibpd
 	install -m 0644 user/ibpd.h $(DESTDIR)$(INCDIR)/
 	install -m 0644 uapi/rdma/*.h $(DESTDIR)$(INCDIR)/rdma/
 
-modules_install: module
-	$(MAKE) -C $(KDIR) M=$(KMOD) modules_install
+install-man:
+	install -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3
+	install -m 0644 man/man1/*.1 $(DESTDIR)$(MANDIR)/man1/
+	install -m 0644 man/man3/*.3 $(DESTDIR)$(MANDIR)/man3/
+
+# Into updates/, which depmod prefers over the kernel's own modules.
+modules_install:
+	$(MAKE) module KDIR=$(INSTALL_KDIR)
+	$(MAKE) modules_install_built KDIR=$(INSTALL_KDIR)
+
+modules_install_built:
+	install -D -m 0644 $(KMOD)/ibpd.ko \
+		$(DESTDIR)/lib/modules/$(KVER)/updates/ibpd.ko
+	depmod $(if $(DESTDIR),-b $(DESTDIR)) $(KVER)

@@ -9,15 +9,6 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(cd "$here/../.." && pwd)
 . "$here/tap.sh"
 
-expect_rc() {	# expect_rc WANT DESC CMD...
-	local want=$1 desc=$2 rc
-	shift 2
-	"$@" > "$tmp/out" 2>&1
-	rc=$?
-	[ "$rc" = "$want" ]
-	ok $? "$desc (exit $rc, want $want)"
-}
-
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp" "$top"/scripts/tests/untracked-*' EXIT
 tap_out=$tmp/out

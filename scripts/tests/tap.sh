@@ -2,7 +2,8 @@
 #
 # kselftest-style TAP for the shell tests: source it, call "ok STATUS DESC"
 # per case (STATUS 0 = pass; on failure $tap_out, if set, is shown), and
-# "skip DESC" for a case that cannot run here, and "tap_totals" at the end
+# "skip DESC" for a case that cannot run here, "expect_rc" for a command's
+# exit status, and "tap_totals" at the end
 # (its status: 0 if nothing failed).
 tap_n=0 tap_pass=0 tap_fail=0 tap_skip=0
 
@@ -24,6 +25,17 @@ skip() {
 	tap_n=$((tap_n + 1))
 	tap_skip=$((tap_skip + 1))
 	echo "ok $tap_n # SKIP $1"
+}
+
+# expect_rc WANT DESC CMD...: a case passes when CMD exits with WANT; its
+# output goes to $tap_out.
+expect_rc() {
+	local want=$1 desc=$2 rc
+	shift 2
+	"$@" > "$tap_out" 2>&1
+	rc=$?
+	[ "$rc" = "$want" ]
+	ok $? "$desc (exit $rc, want $want)"
 }
 
 tap_totals() {

@@ -1,0 +1,107 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+#
+# Tests of the ibpd command-line tool, in the test VM (ibpd0 and rxe0 up):
+# usage and exit codes, `ibpd devices`, `ibpd pds` on the files of another
+# process (text and JSON, checked with python3), `ibpd demo`. kselftest TAP.
+set -u
+dir=$(cd "$(dirname "$0")" && pwd)
+build=${IBPD_BUILD:-$dir/../build}
+ibpd=$build/ibpd
+. "$dir/../scripts/tests/tap.sh"
+tmp=$(mktemp -d)
+tap_out=$tmp/out
+holders=()
+trap 'for h in "${holders[@]}"; do exec {h}>&-; done; rm -rf "$tmp"' EXIT
+
+# Starts ibpd_hold DEV N; sets hold_pid and hold_fd, its stdin in hold_in.
+hold() {
+	local fifo=$tmp/hold-$1
+	mkfifo "$fifo"
+	"$build/selftests/ibpd_hold" "$1" "$2" < "$fifo" > "$tmp/hold-$1.out" &
+	hold_pid=$!
+	exec {hold_in}> "$fifo"
+	holders+=("$hold_in")
+	for _ in $(seq 100); do
+		grep -q ready "$tmp/hold-$1.out" && break
+		sleep 0.1
+	done
+	hold_fd=$(for f in /proc/$hold_pid/fd/*; do
+		case $(readlink "$f") in /dev/infiniband/uverbs*) basename "$f";; esac
+	done)
+}
+
+echo "TAP version 13"
+echo "1..16"
+
+expect_rc 0 "--help" "$ibpd" --help
+grep -q '^usage: ibpd' "$tmp/out"; ok $? "--help prints the usage"
+expect_rc 2 "no command: usage error" "$ibpd"
+expect_rc 2 "unknown command: usage error" "$ibpd" frobnicate
+expect_rc 2 "invalid --pid: usage error" "$ibpd" pds --pid 12x
+expect_rc 2 "demo has no --json: usage error" "$ibpd" --json demo
+
+"$ibpd" devices > "$tmp/out" 2>&1 &&
+	grep -Eq '^ibpd0 +uverbs[0-9]+ +[0-9]+ +0 +yes$' "$tmp/out" &&
+	grep -Eq '^rxe0 +uverbs[0-9]+ +[0-9]+ +[0-9]+ +no$' "$tmp/out"
+ok $? "devices: ibpd0 imports PDs, rxe0 does not"
+
+"$ibpd" devices --json > "$tmp/dev.json" 2> "$tmp/out" &&
+	python3 -m json.tool "$tmp/dev.json" > /dev/null 2>> "$tmp/out" &&
+	python3 - "$tmp/dev.json" >> "$tmp/out" 2>&1 <<'PY'
+import json, sys
+devs = {d["device"]: d for d in json.load(open(sys.argv[1]))["devices"]}
+assert devs["ibpd0"]["pd_import"] is True and devs["ibpd0"]["driver_id"] == 0
+assert devs["rxe0"]["pd_import"] is False
+assert all(d["uverbs"].startswith("uverbs") for d in devs.values())
+PY
+ok $? "devices --json: parses with python3 -m json.tool, says the same"
+
+hold ibpd0 3
+"$ibpd" pds --pid "$hold_pid" --json > "$tmp/pds.json" 2> "$tmp/out" &&
+	python3 -m json.tool "$tmp/pds.json" > /dev/null 2>> "$tmp/out" &&
+	python3 - "$tmp/pds.json" "$tmp/hold-ibpd0.out" "$hold_pid" "$hold_fd" \
+		>> "$tmp/out" 2>&1 <<'PY'
+import json, sys
+files = json.load(open(sys.argv[1]))["files"]
+want = [dict(zip(("handle", "pdn", "usecnt"), map(int, l.split())))
+        for l in open(sys.argv[2]) if l[0].isdigit()]
+assert len(files) == 1, files
+f = files[0]
+assert (f["pid"], f["fd"], f["device"]) == (int(sys.argv[3]), int(sys.argv[4]), "ibpd0"), f
+assert sorted(f["pds"], key=lambda p: p["handle"]) == want, (f["pds"], want)
+PY
+ok $? "pds --pid --json: the holder's 3 PDs with pdn and use count"
+
+"$ibpd" pds --pid "$hold_pid" > "$tmp/out" 2>&1 &&
+	grep -q "^pid $hold_pid fd $hold_fd: ibpd0, 3 PDs$" "$tmp/out" &&
+	[ "$(grep -Ec '^ +[0-9]+ +[0-9]+ +[01]$' "$tmp/out")" = 3 ]
+ok $? "pds --pid: table of 3 PDs"
+
+expect_rc 0 "pds --pid --fd: the holder's uverbs fd" \
+	"$ibpd" pds --pid "$hold_pid" --fd "$hold_fd"
+expect_rc 1 "pds --fd of a file that is not uverbs: fails" \
+	"$ibpd" pds --pid "$hold_pid" --fd 1
+"$ibpd" pds > "$tmp/out" 2>&1 && grep -q "has no uverbs file open" "$tmp/out"
+ok $? "pds of a process without uverbs files"
+
+hold rxe0 2
+"$ibpd" pds --pid "$hold_pid" --json > "$tmp/rxe.json" 2> "$tmp/out" &&
+	python3 - "$tmp/rxe.json" >> "$tmp/out" 2>&1 <<'PY'
+import json, sys
+f, = json.load(open(sys.argv[1]))["files"]
+assert f["device"] == "rxe0" and len(f["pds"]) == 2, f
+assert all(p["pdn"] is None and p["usecnt"] is None for p in f["pds"]), f
+PY
+ok $? "pds on rxe0: handles listed, pdn and use count unknown (null)"
+
+"$ibpd" demo > "$tmp/out" 2>&1 &&
+	grep -q 'ibpd_dealloc_pd -> 16 (Device or resource busy)' "$tmp/out" &&
+	grep -q 'demo complete' "$tmp/out"
+ok $? "demo: the whole story, exit 0"
+
+"$ibpd" -d rxe0 demo > "$tmp/out" 2>&1
+[ $? = 1 ] && grep -q 'ibpd_import_pd_checked: Operation not supported' "$tmp/out"
+ok $? "demo on rxe0: import fails with EOPNOTSUPP, exit 1"
+
+tap_totals
