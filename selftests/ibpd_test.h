@@ -101,24 +101,29 @@ static inline int dbg_write(const char *file, long long v)
 	return ret;
 }
 
-/* Lines of `rdma resource show pd dev DEV`: one per live PD. */
-static inline int rdma_res_pds(void)
+/* Lines of `rdma resource show TYPE dev DEV`: one per object. */
+static inline int rdma_res_count(const char *type, const char *dev)
 {
-	char cmd[128], line[512];
+	char cmd[160], line[512];
 	int n = 0;
 	FILE *p;
 
-	snprintf(cmd, sizeof(cmd), "rdma resource show pd dev %s 2>/dev/null",
-		 test_dev());
+	snprintf(cmd, sizeof(cmd), "rdma resource show %s dev %s 2>/dev/null",
+		 type, dev);
 	p = popen(cmd, "r");
 	if (!p)
 		return -1;
 	while (fgets(line, sizeof(line), p))
-		if (strstr(line, "pdn"))
+		if (!strncmp(line, "dev ", 4))
 			n++;
 	if (pclose(p))
 		return -1;
 	return n;
+}
+
+static inline int rdma_res_pds(void)
+{
+	return rdma_res_count("pd", test_dev());
 }
 
 #endif /* IBPD_TEST_H */

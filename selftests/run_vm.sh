@@ -9,15 +9,18 @@ dir=$(cd "$(dirname "$0")" && pwd)
 build=${IBPD_BUILD:-$dir/../build}
 rc=0
 
-if [ -d /sys/module/rdma_rxe ]; then
-	ip link add dummy0 type dummy 2>/dev/null
-	ip link set dummy0 up &&
-		rdma link add rxe0 type rxe netdev dummy0 ||
-		echo "# could not bring up rxe0"
-fi
+"$dir/rxe_up.sh"
 
 export IBPD_FUZZ_SECONDS=${IBPD_FUZZ_SECONDS:-20}
-for t in ibpd_test ibpd_stress ibpd_fuzz ibpd_unload_test; do
+for t in ibpd_test ibpd_stress ibpd_fuzz; do
 	"$build/selftests/$t" || rc=1
 done
+
+# The generic tests on ibpd0 and rxe0, then whether both gave the same
+# results: the rxe differential.
+"$build/selftests/ibpd_generic_test" | tee /tmp/generic.tap || rc=1
+"$dir/rxe_diff.sh" /tmp/generic.tap ibpd0 rxe0 || rc=1
+
+"$dir/ibpd_tool_test.sh" || rc=1
+"$build/selftests/ibpd_unload_test" || rc=1
 exit $rc
