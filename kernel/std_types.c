@@ -83,9 +83,11 @@ static int UVERBS_HANDLER(IBPD_METHOD_PD_IMPORT)(struct uverbs_attr_bundle *attr
 	if (ret)
 		return ret;
 
+	/* optional: an import needs no use count, a query does */
 	usecnt = atomic_read(&ibpd->usecnt);
-	return uverbs_copy_to(attrs, IBPD_ATTR_PD_IMPORT_RESP_USECNT, &usecnt,
-			      sizeof(usecnt));
+	ret = uverbs_copy_to(attrs, IBPD_ATTR_PD_IMPORT_RESP_USECNT, &usecnt,
+			     sizeof(usecnt));
+	return IS_UVERBS_COPY_ERR(ret) ? ret : 0;
 }
 
 DECLARE_UVERBS_NAMED_METHOD(IBPD_METHOD_PD_ALLOC,
@@ -110,7 +112,7 @@ DECLARE_UVERBS_NAMED_METHOD(IBPD_METHOD_PD_IMPORT,
 						UA_MANDATORY),
 			    UVERBS_ATTR_PTR_OUT(IBPD_ATTR_PD_IMPORT_RESP_USECNT,
 						UVERBS_ATTR_TYPE(u32),
-						UA_MANDATORY));
+						UA_OPTIONAL));
 
 ADD_UVERBS_METHODS(ibpd_ib_pd,
 		   UVERBS_OBJECT_PD,

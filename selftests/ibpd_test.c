@@ -813,6 +813,20 @@ TEST_F(abi, import_ok)
 	EXPECT_EQ(0, raw_exec(self->fd, &c));
 }
 
+/* The use count is optional: import without it, as libibpd does. */
+TEST_F(abi, import_without_usecnt)
+{
+	struct raw_cmd c;
+
+	self->usecnt = 0xdead;
+	import_cmd(&c, ibpd_pd_handle(self->pd), &self->pdn, &self->usecnt);
+	c.hdr.num_attrs = 2;
+	self->pdn = 0;
+	ASSERT_EQ(0, raw_exec(self->fd, &c));
+	EXPECT_EQ(ibpd_pd_pdn(self->pd), self->pdn);
+	EXPECT_EQ(0xdead, self->usecnt);
+}
+
 TEST_F(abi, unknown_method)
 {
 	struct raw_cmd c;
@@ -850,7 +864,8 @@ TEST_F(abi, missing_mandatory_attr)
 	struct raw_cmd c;
 
 	import_cmd(&c, ibpd_pd_handle(self->pd), &self->pdn, &self->usecnt);
-	c.hdr.num_attrs = 2;	/* no USECNT */
+	c.attrs[1] = c.attrs[2];
+	c.hdr.num_attrs = 2;	/* no RESP_PDN */
 	EXPECT_EQ(EINVAL, raw_exec(self->fd, &c));
 	import_cmd(&c, ibpd_pd_handle(self->pd), &self->pdn, &self->usecnt);
 	c.attrs[0] = c.attrs[2];

@@ -136,8 +136,9 @@ static int pd_query(struct ibpd_context *ctx, uint32_t handle, bool check,
 	if (check)
 		ibpd_cmd_in_u32(&cmd, IBPD_ATTR_PD_IMPORT_PDN, expected);
 	ibpd_cmd_out(&cmd, IBPD_ATTR_PD_IMPORT_RESP_PDN, pdn, sizeof(*pdn));
-	ibpd_cmd_out(&cmd, IBPD_ATTR_PD_IMPORT_RESP_USECNT, usecnt,
-		     sizeof(*usecnt));
+	if (usecnt)
+		ibpd_cmd_out(&cmd, IBPD_ATTR_PD_IMPORT_RESP_USECNT, usecnt,
+			     sizeof(*usecnt));
 	ret = ibpd_cmd_exec(ctx, &cmd);
 	if (no_ibpd_methods(ctx, ret))
 		return EOPNOTSUPP;
@@ -147,10 +148,11 @@ static int pd_query(struct ibpd_context *ctx, uint32_t handle, bool check,
 static struct ibpd_pd *pd_import(struct ibpd_context *ctx, uint32_t handle,
 				 bool check, uint32_t expected)
 {
-	uint32_t pdn, usecnt;
+	uint32_t pdn;
 	int ret;
 
-	ret = pd_query(ctx, handle, check, expected, &pdn, &usecnt);
+	/* an import needs no use count: one attribute and one copy fewer */
+	ret = pd_query(ctx, handle, check, expected, &pdn, NULL);
 	if (ret) {
 		errno = ret;
 		return NULL;

@@ -32,7 +32,7 @@ enum ibpd_ib_pd_import_attrs {
 	IBPD_ATTR_PD_IMPORT_PDN,
 	/* PTR_OUT __u32: the PD number */
 	IBPD_ATTR_PD_IMPORT_RESP_PDN,
-	/* PTR_OUT __u32: resources (e.g. MRs) currently using the PD */
+	/* PTR_OUT __u32, optional: resources (e.g. MRs) using the PD */
 	IBPD_ATTR_PD_IMPORT_RESP_USECNT,
 };
 
