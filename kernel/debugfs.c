@@ -22,18 +22,20 @@
 
 static struct dentry *ibpd_debugfs_root;
 
+static void ibpd_pds_show_one(struct ibpd_id *id, void *arg)
+{
+	struct ibpd_pd *pd = container_of(id, struct ibpd_pd, pdn);
+
+	seq_printf(arg, "%u %d\n", id->id, atomic_read(&pd->ibpd.usecnt));
+}
+
+/* In no particular order; sort -n for one. */
 static int ibpd_pds_show(struct seq_file *s, void *unused)
 {
 	struct ibpd_dev *dev = s->private;
-	struct ibpd_pd *pd;
-	unsigned long pdn;
 
 	seq_puts(s, "pdn usecnt\n");
-	/* Holding xa_lock keeps dealloc_pd, and so the free, out. */
-	xa_lock(&dev->pds.xa);
-	xa_for_each(&dev->pds.xa, pdn, pd)
-		seq_printf(s, "%lu %d\n", pdn, atomic_read(&pd->ibpd.usecnt));
-	xa_unlock(&dev->pds.xa);
+	ibpd_ids_for_each(&dev->pds, ibpd_pds_show_one, s);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(ibpd_pds);

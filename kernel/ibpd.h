@@ -8,8 +8,9 @@
 
 #include <linux/bits.h>
 #include <linux/list.h>
+#include <linux/rhashtable.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
-#include <linux/xarray.h>
 #include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/uverbs_ioctl.h>
@@ -19,10 +20,21 @@ struct ib_dmah;
 #define IBPD_DEFAULT_MAX_PD	BIT(21)
 #define IBPD_MAX_MR		BIT(20)
 
-/* Counted ids, allocated cyclically: PD numbers and MR key indexes. */
+/* The id of an object: a PD number, an MR key index. */
+struct ibpd_id {
+	struct rhash_head node;
+	u32 id;
+};
+
+/*
+ * Counted ids, allocated cyclically and unique among the live objects. A
+ * hash table keeps them, not an xarray: with a cursor that moves on, an
+ * xarray allocates and (after RCU) frees a node for nearly every id.
+ */
 struct ibpd_ids {
-	struct xarray xa;		/* id -> object */
-	u32 next;
+	struct rhashtable ht;		/* id -> struct ibpd_id */
+	spinlock_t lock;		/* removals against ibpd_ids_for_each() */
+	u32 next;			/* the next id to try */
 	atomic_t count;
 };
 
@@ -30,9 +42,9 @@ struct ibpd_dev {
 	struct ib_device ibdev;
 	struct list_head list;		/* on ibpd_dev_list */
 
-	struct ibpd_ids pds;		/* pdn -> struct ibpd_pd */
+	struct ibpd_ids pds;		/* PD numbers */
 	u32 max_pd;
-	struct ibpd_ids mrs;		/* key >> 8 -> struct ibpd_mr */
+	struct ibpd_ids mrs;		/* MR key indexes (key >> 8) */
 
 	struct dentry *ddir;
 	bool fail_alloc_pd;
@@ -46,12 +58,13 @@ struct ibpd_ucontext {
 
 struct ibpd_pd {
 	struct ib_pd ibpd;
-	u32 pdn;
+	struct ibpd_id pdn;
 };
 
 struct ibpd_mr {
 	struct ib_mr ibmr;
 	struct ib_umem *umem;
+	struct ibpd_id key;
 };
 
 static inline struct ibpd_dev *to_idev(struct ib_device *ibdev)
@@ -98,7 +111,9 @@ void ibpd_pdn_free(struct ibpd_dev *dev, struct ibpd_pd *pd);
 int ibpd_import_check(struct ibpd_pd *pd, bool check, u32 expected);
 int ibpd_mr_key_alloc(struct ibpd_dev *dev, struct ibpd_mr *mr);
 void ibpd_mr_key_free(struct ibpd_dev *dev, struct ibpd_mr *mr);
-void ibpd_dev_init_objects(struct ibpd_dev *dev);
+int ibpd_dev_init_objects(struct ibpd_dev *dev);
+void ibpd_ids_for_each(struct ibpd_ids *ids,
+		       void (*fn)(struct ibpd_id *id, void *arg), void *arg);
 void ibpd_dev_fini_objects(struct ibpd_dev *dev);
 
 /* std_types.c */

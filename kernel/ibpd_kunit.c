@@ -21,7 +21,7 @@ static struct ibpd_dev *test_dev(struct kunit *test)
 	struct ibpd_dev *dev = kunit_kzalloc(test, sizeof(*dev), GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, dev);
-	ibpd_dev_init_objects(dev);
+	KUNIT_ASSERT_EQ(test, 0, ibpd_dev_init_objects(dev));
 	dev->max_pd = 1000;
 	test->priv = dev;
 	return dev;
@@ -48,7 +48,7 @@ static void pdn_first_is_one(struct kunit *test)
 	struct ibpd_pd *pd = test_pd(test, dev);
 
 	KUNIT_ASSERT_EQ(test, 0, ibpd_pdn_alloc(dev, pd));
-	KUNIT_EXPECT_EQ(test, 1U, pd->pdn);
+	KUNIT_EXPECT_EQ(test, 1U, pd->pdn.id);
 	KUNIT_EXPECT_EQ(test, 1, atomic_read(&dev->pds.count));
 	ibpd_pdn_free(dev, pd);
 	KUNIT_EXPECT_EQ(test, 0, atomic_read(&dev->pds.count));
@@ -64,7 +64,7 @@ static void pdn_unique(struct kunit *test)
 		pds[i] = test_pd(test, dev);
 		KUNIT_ASSERT_EQ(test, 0, ibpd_pdn_alloc(dev, pds[i]));
 		for (j = 0; j < i; j++)
-			KUNIT_EXPECT_NE(test, pds[i]->pdn, pds[j]->pdn);
+			KUNIT_EXPECT_NE(test, pds[i]->pdn.id, pds[j]->pdn.id);
 	}
 	for (i = 0; i < ARRAY_SIZE(pds); i++)
 		ibpd_pdn_free(dev, pds[i]);
@@ -77,11 +77,11 @@ static void pdn_not_reused_after_free(struct kunit *test)
 	u32 old;
 
 	KUNIT_ASSERT_EQ(test, 0, ibpd_pdn_alloc(dev, a));
-	old = a->pdn;
+	old = a->pdn.id;
 	ibpd_pdn_free(dev, a);
 	KUNIT_ASSERT_EQ(test, 0, ibpd_pdn_alloc(dev, b));
-	KUNIT_EXPECT_NE(test, old, b->pdn);
-	KUNIT_EXPECT_EQ(test, old + 1, b->pdn);
+	KUNIT_EXPECT_NE(test, old, b->pdn.id);
+	KUNIT_EXPECT_EQ(test, old + 1, b->pdn.id);
 	ibpd_pdn_free(dev, b);
 }
 
@@ -92,9 +92,9 @@ static void pdn_wraps_around(struct kunit *test)
 
 	dev->pds.next = IBPD_PDN_MAX;
 	KUNIT_ASSERT_EQ(test, 0, ibpd_pdn_alloc(dev, a));
-	KUNIT_EXPECT_EQ(test, IBPD_PDN_MAX, a->pdn);
+	KUNIT_EXPECT_EQ(test, IBPD_PDN_MAX, a->pdn.id);
 	KUNIT_ASSERT_EQ(test, 0, ibpd_pdn_alloc(dev, b));
-	KUNIT_EXPECT_EQ(test, 1U, b->pdn);
+	KUNIT_EXPECT_EQ(test, 1U, b->pdn.id);
 	ibpd_pdn_free(dev, a);
 	ibpd_pdn_free(dev, b);
 }
@@ -109,21 +109,32 @@ static void pdn_wrap_skips_live(struct kunit *test)
 	dev->pds.next = IBPD_PDN_MAX;
 	KUNIT_ASSERT_EQ(test, 0, ibpd_pdn_alloc(dev, a));
 	KUNIT_ASSERT_EQ(test, 0, ibpd_pdn_alloc(dev, b));
-	KUNIT_EXPECT_EQ(test, 2U, b->pdn);
+	KUNIT_EXPECT_EQ(test, 2U, b->pdn.id);
 	ibpd_pdn_free(dev, live);
 	ibpd_pdn_free(dev, a);
 	ibpd_pdn_free(dev, b);
 }
 
-static void pdn_tracked_in_xarray(struct kunit *test)
+static void count_pd(struct ibpd_id *id, void *arg)
+{
+	struct ibpd_pd **want = arg;
+
+	if (container_of(id, struct ibpd_pd, pdn) == *want)
+		*want = NULL;
+}
+
+static void pdn_tracked_until_free(struct kunit *test)
 {
 	struct ibpd_dev *dev = test_dev(test);
-	struct ibpd_pd *pd = test_pd(test, dev);
+	struct ibpd_pd *pd = test_pd(test, dev), *found = pd;
 
 	KUNIT_ASSERT_EQ(test, 0, ibpd_pdn_alloc(dev, pd));
-	KUNIT_EXPECT_PTR_EQ(test, pd, xa_load(&dev->pds.xa, pd->pdn));
+	ibpd_ids_for_each(&dev->pds, count_pd, &found);
+	KUNIT_EXPECT_NULL(test, found);
 	ibpd_pdn_free(dev, pd);
-	KUNIT_EXPECT_NULL(test, xa_load(&dev->pds.xa, pd->pdn));
+	found = pd;
+	ibpd_ids_for_each(&dev->pds, count_pd, &found);
+	KUNIT_EXPECT_PTR_EQ(test, pd, found);
 }
 
 static void max_pd_enforced(struct kunit *test)
@@ -186,7 +197,7 @@ static void fault_alloc_pd(struct kunit *test)
 	dev->fail_alloc_pd = true;
 	KUNIT_EXPECT_EQ(test, -ENOMEM, ibpd_pdn_alloc(dev, pd));
 	KUNIT_EXPECT_EQ(test, 0, atomic_read(&dev->pds.count));
-	KUNIT_EXPECT_TRUE(test, xa_empty(&dev->pds.xa));
+	KUNIT_EXPECT_EQ(test, 0, atomic_read(&dev->pds.ht.nelems));
 	dev->fail_alloc_pd = false;
 	KUNIT_EXPECT_EQ(test, 0, ibpd_pdn_alloc(dev, pd));
 	ibpd_pdn_free(dev, pd);
@@ -198,7 +209,7 @@ static struct kunit_case ibpd_pdn_cases[] = {
 	KUNIT_CASE(pdn_not_reused_after_free),
 	KUNIT_CASE(pdn_wraps_around),
 	KUNIT_CASE(pdn_wrap_skips_live),
-	KUNIT_CASE(pdn_tracked_in_xarray),
+	KUNIT_CASE(pdn_tracked_until_free),
 	KUNIT_CASE(max_pd_enforced),
 	KUNIT_CASE(max_pd_lowered_below_live),
 	KUNIT_CASE(max_pd_setter_bounds),
@@ -219,7 +230,7 @@ static void import_unchecked(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, 0, ibpd_pdn_alloc(dev, pd));
 	KUNIT_EXPECT_EQ(test, 0, ibpd_import_check(pd, false, 0));
-	KUNIT_EXPECT_EQ(test, 0, ibpd_import_check(pd, false, pd->pdn + 1));
+	KUNIT_EXPECT_EQ(test, 0, ibpd_import_check(pd, false, pd->pdn.id + 1));
 	ibpd_pdn_free(dev, pd);
 }
 
@@ -229,7 +240,7 @@ static void import_checked_match(struct kunit *test)
 	struct ibpd_pd *pd = test_pd(test, dev);
 
 	KUNIT_ASSERT_EQ(test, 0, ibpd_pdn_alloc(dev, pd));
-	KUNIT_EXPECT_EQ(test, 0, ibpd_import_check(pd, true, pd->pdn));
+	KUNIT_EXPECT_EQ(test, 0, ibpd_import_check(pd, true, pd->pdn.id));
 	ibpd_pdn_free(dev, pd);
 }
 
@@ -241,7 +252,7 @@ static void import_checked_stale(struct kunit *test)
 
 	/* the handle's old PD went away and a new one took its place */
 	KUNIT_ASSERT_EQ(test, 0, ibpd_pdn_alloc(dev, a));
-	old = a->pdn;
+	old = a->pdn.id;
 	ibpd_pdn_free(dev, a);
 	KUNIT_ASSERT_EQ(test, 0, ibpd_pdn_alloc(dev, b));
 	KUNIT_EXPECT_EQ(test, -ESTALE, ibpd_import_check(b, true, old));
@@ -256,9 +267,9 @@ static void import_fault_knob(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, 0, ibpd_pdn_alloc(dev, pd));
 	dev->fail_import = true;
-	KUNIT_EXPECT_EQ(test, -ENOMEM, ibpd_import_check(pd, true, pd->pdn));
+	KUNIT_EXPECT_EQ(test, -ENOMEM, ibpd_import_check(pd, true, pd->pdn.id));
 	dev->fail_import = false;
-	KUNIT_EXPECT_EQ(test, 0, ibpd_import_check(pd, true, pd->pdn));
+	KUNIT_EXPECT_EQ(test, 0, ibpd_import_check(pd, true, pd->pdn.id));
 	ibpd_pdn_free(dev, pd);
 }
 
@@ -305,7 +316,7 @@ static void mr_keys_unique_and_shaped(struct kunit *test)
 	for (i = 0; i < ARRAY_SIZE(mrs); i++)
 		ibpd_mr_key_free(dev, mrs[i]);
 	KUNIT_EXPECT_EQ(test, 0, atomic_read(&dev->mrs.count));
-	KUNIT_EXPECT_TRUE(test, xa_empty(&dev->mrs.xa));
+	KUNIT_EXPECT_EQ(test, 0, atomic_read(&dev->mrs.ht.nelems));
 }
 
 static void mr_key_not_reused_after_free(struct kunit *test)

@@ -86,7 +86,12 @@ struct ibpd_dev *ibpd_dev_add(const char *name)
 	if (!dev)
 		return ERR_PTR(-ENOMEM);
 
-	ibpd_dev_init_objects(dev);
+	ret = ibpd_dev_init_objects(dev);
+	if (ret) {
+		/* no ops yet: nothing of ibpd's to undo */
+		ib_dealloc_device(&dev->ibdev);
+		return ERR_PTR(ret);
+	}
 	dev->ibdev.node_type = RDMA_NODE_UNSPECIFIED;
 	dev->ibdev.phys_port_cnt = 1;
 	dev->ibdev.num_comp_vectors = 1;

@@ -46,7 +46,7 @@ static int UVERBS_HANDLER(IBPD_METHOD_PD_ALLOC)(struct uverbs_attr_bundle *attrs
 	uverbs_finalize_uobj_create(attrs, IBPD_ATTR_PD_ALLOC_HANDLE);
 
 	return uverbs_copy_to(attrs, IBPD_ATTR_PD_ALLOC_RESP_PDN,
-			      &to_ipd(pd)->pdn, sizeof(u32));
+			      &to_ipd(pd)->pdn.id, sizeof(u32));
 
 err_free:
 	rdma_restrack_put(&pd->res);
@@ -78,8 +78,8 @@ static int UVERBS_HANDLER(IBPD_METHOD_PD_IMPORT)(struct uverbs_attr_bundle *attr
 	if (ret)
 		return ret;
 
-	ret = uverbs_copy_to(attrs, IBPD_ATTR_PD_IMPORT_RESP_PDN, &pd->pdn,
-			     sizeof(pd->pdn));
+	ret = uverbs_copy_to(attrs, IBPD_ATTR_PD_IMPORT_RESP_PDN, &pd->pdn.id,
+			     sizeof(pd->pdn.id));
 	if (ret)
 		return ret;
 

@@ -94,49 +94,103 @@ void ibpd_disassociate_ucontext(struct ib_ucontext *ibuc)
 	 */
 }
 
+static const struct rhashtable_params ibpd_id_params = {
+	.key_len = sizeof(u32),
+	.key_offset = offsetof(struct ibpd_id, id),
+	.head_offset = offsetof(struct ibpd_id, node),
+	.automatic_shrinking = true,
+};
+
+/* The id after cur in [1, max_id], cyclically. */
+static u32 ibpd_id_next(u32 cur, u32 max_id)
+{
+	return cur >= max_id ? 1 : cur + 1;
+}
+
 /*
  * Accounts a new object against max_count and gives it the next free id in
  * [1, max_id], cyclically: an id comes back only after the whole space has
- * been used.
+ * been used. max_count <= max_id, so a free id exists.
  */
 static int ibpd_id_alloc(struct ibpd_ids *ids, u32 max_count, u32 max_id,
-			 void *entry, u32 *id)
+			 struct ibpd_id *obj)
 {
-	int ret;
+	u32 tries, id, old;
+	int ret = -ENOSPC;
 
 	if (atomic_inc_return(&ids->count) > max_count) {
 		ret = -ENOMEM;
 		goto err_count;
 	}
-	ret = xa_alloc_cyclic(&ids->xa, id, entry, XA_LIMIT(1, max_id),
-			      &ids->next, GFP_KERNEL);
-	if (ret < 0)
+	for (tries = 0; tries < max_id; tries++) {
+		do {
+			old = READ_ONCE(ids->next);
+			id = old && old <= max_id ? old : 1;
+		} while (cmpxchg(&ids->next, old, ibpd_id_next(id, max_id)) !=
+			 old);
+		obj->id = id;
+		ret = rhashtable_lookup_insert_fast(&ids->ht, &obj->node,
+						    ibpd_id_params);
+		if (ret != -EEXIST)
+			break;
+		if (!(tries % 1024))
+			cond_resched();
+	}
+	if (ret)
 		goto err_count;
 	return 0;
 
 err_count:
 	atomic_dec(&ids->count);
-	return ret;
+	/* the table is at its size limit, or could not grow */
+	return ret == -E2BIG || ret == -EBUSY ? -ENOMEM : ret;
 }
 
-static void ibpd_id_free(struct ibpd_ids *ids, u32 id)
+static void ibpd_id_free(struct ibpd_ids *ids, struct ibpd_id *obj)
 {
-	xa_erase(&ids->xa, id);
+	spin_lock(&ids->lock);
+	WARN_ON(rhashtable_remove_fast(&ids->ht, &obj->node, ibpd_id_params));
+	spin_unlock(&ids->lock);
 	atomic_dec(&ids->count);
 }
+
+/*
+ * Calls fn on every live id. Holding the lock keeps removals, and so the
+ * objects' frees, out; fn must not sleep.
+ */
+void ibpd_ids_for_each(struct ibpd_ids *ids,
+		       void (*fn)(struct ibpd_id *id, void *arg), void *arg)
+{
+	struct rhashtable_iter iter;
+	struct ibpd_id *obj;
+
+	spin_lock(&ids->lock);
+	rhashtable_walk_enter(&ids->ht, &iter);
+	rhashtable_walk_start(&iter);
+	while ((obj = rhashtable_walk_next(&iter))) {
+		/* a resize started: the walk restarts, entries may repeat */
+		if (IS_ERR(obj))
+			continue;
+		fn(obj, arg);
+	}
+	rhashtable_walk_stop(&iter);
+	rhashtable_walk_exit(&iter);
+	spin_unlock(&ids->lock);
+}
+EXPORT_SYMBOL_IF_KUNIT(ibpd_ids_for_each);
 
 int ibpd_pdn_alloc(struct ibpd_dev *dev, struct ibpd_pd *pd)
 {
 	if (READ_ONCE(dev->fail_alloc_pd))
 		return -ENOMEM;
 	return ibpd_id_alloc(&dev->pds, READ_ONCE(dev->max_pd), IBPD_PDN_MAX,
-			     pd, &pd->pdn);
+			     &pd->pdn);
 }
 EXPORT_SYMBOL_IF_KUNIT(ibpd_pdn_alloc);
 
 void ibpd_pdn_free(struct ibpd_dev *dev, struct ibpd_pd *pd)
 {
-	ibpd_id_free(&dev->pds, pd->pdn);
+	ibpd_id_free(&dev->pds, &pd->pdn);
 }
 EXPORT_SYMBOL_IF_KUNIT(ibpd_pdn_free);
 
@@ -152,7 +206,7 @@ int ibpd_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 		return ret;
 
 	if (udata && udata->outlen) {
-		resp.pdn = pd->pdn;
+		resp.pdn = pd->pdn.id;
 		ret = ib_copy_to_udata(udata, &resp,
 				       min(udata->outlen, sizeof(resp)));
 		if (ret)
@@ -176,7 +230,7 @@ int ibpd_import_check(struct ibpd_pd *pd, bool check, u32 expected)
 {
 	if (READ_ONCE(to_idev(pd->ibpd.device)->fail_import))
 		return -ENOMEM;
-	if (check && expected != pd->pdn)
+	if (check && expected != pd->pdn.id)
 		return -ESTALE;
 	return 0;
 }
@@ -185,21 +239,20 @@ EXPORT_SYMBOL_IF_KUNIT(ibpd_import_check);
 /* MR keys: a cyclic index in the upper 24 bits, the low byte zero. */
 int ibpd_mr_key_alloc(struct ibpd_dev *dev, struct ibpd_mr *mr)
 {
-	u32 index;
 	int ret;
 
-	ret = ibpd_id_alloc(&dev->mrs, IBPD_MAX_MR, U32_MAX >> 8, mr, &index);
+	ret = ibpd_id_alloc(&dev->mrs, IBPD_MAX_MR, U32_MAX >> 8, &mr->key);
 	if (ret)
 		return ret;
-	mr->ibmr.lkey = index << 8;
-	mr->ibmr.rkey = index << 8;
+	mr->ibmr.lkey = mr->key.id << 8;
+	mr->ibmr.rkey = mr->key.id << 8;
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(ibpd_mr_key_alloc);
 
 void ibpd_mr_key_free(struct ibpd_dev *dev, struct ibpd_mr *mr)
 {
-	ibpd_id_free(&dev->mrs, mr->ibmr.lkey >> 8);
+	ibpd_id_free(&dev->mrs, &mr->key);
 }
 EXPORT_SYMBOL_IF_KUNIT(ibpd_mr_key_free);
 
@@ -249,27 +302,37 @@ int ibpd_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	return 0;
 }
 
-static void ibpd_ids_init(struct ibpd_ids *ids)
+static int ibpd_ids_init(struct ibpd_ids *ids)
 {
-	xa_init_flags(&ids->xa, XA_FLAGS_ALLOC1);
-	ids->next = 0;
+	spin_lock_init(&ids->lock);
+	ids->next = 1;
 	atomic_set(&ids->count, 0);
+	return rhashtable_init(&ids->ht, &ibpd_id_params);
 }
 
-void ibpd_dev_init_objects(struct ibpd_dev *dev)
+int ibpd_dev_init_objects(struct ibpd_dev *dev)
 {
-	ibpd_ids_init(&dev->pds);
-	ibpd_ids_init(&dev->mrs);
+	int ret;
+
+	ret = ibpd_ids_init(&dev->pds);
+	if (ret)
+		return ret;
+	ret = ibpd_ids_init(&dev->mrs);
+	if (ret) {
+		rhashtable_destroy(&dev->pds.ht);
+		return ret;
+	}
 	dev->max_pd = clamp(ibpd_max_pd, 1U, IBPD_PDN_MAX);
+	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(ibpd_dev_init_objects);
 
 void ibpd_dev_fini_objects(struct ibpd_dev *dev)
 {
 	/* uverbs destroyed every object before the device went away. */
-	WARN_ON(!xa_empty(&dev->pds.xa));
-	WARN_ON(!xa_empty(&dev->mrs.xa));
-	xa_destroy(&dev->pds.xa);
-	xa_destroy(&dev->mrs.xa);
+	WARN_ON(atomic_read(&dev->pds.count));
+	WARN_ON(atomic_read(&dev->mrs.count));
+	rhashtable_destroy(&dev->pds.ht);
+	rhashtable_destroy(&dev->mrs.ht);
 }
 EXPORT_SYMBOL_IF_KUNIT(ibpd_dev_fini_objects);

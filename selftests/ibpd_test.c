@@ -76,6 +76,48 @@ TEST_F(pd, alloc_dealloc)
 	EXPECT_EQ(self->base_pds, rdma_res_pds());
 }
 
+/* Whether debugfs' pds lists "PDN USECNT". */
+static int dbg_pds_has(uint32_t pdn, int usecnt)
+{
+	char path[256], line[128];
+	unsigned int p;
+	int u, found = 0;
+	FILE *f;
+
+	dbg_path(path, sizeof(path), "pds");
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%u %d", &p, &u) == 2 && p == pdn &&
+		    u == usecnt)
+			found++;
+	fclose(f);
+	return found;
+}
+
+TEST_F(pd, debugfs_lists_pds)
+{
+	struct ibpd_pd *a = ibpd_alloc_pd(self->ctx);
+	struct ibpd_pd *b = ibpd_alloc_pd_write(self->ctx);
+	struct ibpd_mr *mr;
+
+	ASSERT_NE(NULL, a);
+	ASSERT_NE(NULL, b);
+	mr = ibpd_reg_mr(b, self->buf, BUF_LEN, IBPD_ACCESS_LOCAL_WRITE);
+	ASSERT_NE(NULL, mr);
+	EXPECT_EQ(1, dbg_pds_has(ibpd_pd_pdn(a), 0));
+	EXPECT_EQ(1, dbg_pds_has(ibpd_pd_pdn(b), 1));
+	/* a header line and one per live PD */
+	EXPECT_EQ(self->base_pds + 3, dbg_count_lines("pds"));
+	EXPECT_EQ(0, ibpd_dereg_mr(mr));
+	EXPECT_EQ(1, dbg_pds_has(ibpd_pd_pdn(b), 0));
+	EXPECT_EQ(0, ibpd_dealloc_pd(a));
+	EXPECT_EQ(0, dbg_pds_has(ibpd_pd_pdn(a), 0));
+	EXPECT_EQ(0, ibpd_dealloc_pd(b));
+	EXPECT_EQ(self->base_pds + 1, dbg_count_lines("pds"));
+}
+
 TEST_F(pd, alloc_write_path)
 {
 	struct ibpd_pd *pd = ibpd_alloc_pd_write(self->ctx);

@@ -85,6 +85,23 @@ static inline long long dbg_read(const char *file)
 	return v;
 }
 
+/* Lines of a debugfs file; -1 if it cannot be read. */
+static inline int dbg_count_lines(const char *file)
+{
+	char path[256], line[128];
+	FILE *f;
+	int n = 0;
+
+	dbg_path(path, sizeof(path), file);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		n++;
+	fclose(f);
+	return n;
+}
+
 static inline int dbg_write(const char *file, long long v)
 {
 	char path[256];
