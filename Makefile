@@ -4,6 +4,7 @@
 #
 #   make                 module (for the default test kernel), library, tests
 #   make check           everything, then the kselftests in the test VM
+#   make bench           the cost of the PD verbs, as ratios, in the test VM
 #   make module KDIR=/lib/modules/$(uname -r)/build   build for your kernel
 #   make install [PREFIX=/usr/local] [DESTDIR=] [KDIR=]
 #                        library, headers, tool, man pages, module (+depmod)
@@ -54,7 +55,7 @@ else
 INSTALL_KDIR = $(KDIR)
 endif
 
-.PHONY: all module lib selftests check demo stage-upstream clean install \
+.PHONY: all module lib selftests check bench demo stage-upstream clean install \
 	install-lib install-man modules_install modules_install_built
 
 all: module lib selftests
@@ -102,8 +103,16 @@ $(B)/selftests/%: selftests/%.c selftests/ibpd_test.h user/scm_rights.h $(B)/$(S
 		-I$(KSRC)/tools/testing/selftests -o $@ $< \
 		-L$(B) -libpd -Wl,-rpath,'$$ORIGIN/..'
 
+$(B)/bench/ibpd_bench: bench/ibpd_bench.c user/ibpd.h $(B)/$(SONAME)
+	@mkdir -p $(dir $@)
+	$(CC) $(UCFLAGS) -o $@ $< -L$(B) -libpd -Wl,-rpath,'$$ORIGIN/..'
+
 check: all
 	scripts/check
+
+# Benchmarks in the test VM: a table of ratios, out/bench/{bench.json,bench.png}.
+bench: module lib $(B)/bench/ibpd_bench
+	scripts/bench
 
 demo: all
 	scripts/vm-run -- $(B)/ibpd demo

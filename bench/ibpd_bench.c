@@ -1,0 +1,628 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * Copyright (c) 2026 The ibpd authors.
+ *
+ * ibpd_bench: the cost of every PD verb, measured in one run on ibpd0 and on
+ * rxe0 (the upstream reference). Each figure is one line on stdout,
+ * "IBPD-BENCH " and a JSON object (progress goes to stderr, which the test
+ * VM mixes in). bench/report.py turns them into a table of ratios, a JSON
+ * file and a plot; absolute times under qemu TCG mean little, ratios taken
+ * in one run do.
+ *
+ * - per-op cost: a null uverbs ioctl (the floor: a method the core looks up
+ *   and rejects), ioctl-path alloc+destroy, write-path alloc+destroy,
+ *   import (+unimport, userspace only), reg+dereg of a 4 KiB MR; and what
+ *   an import is made of: the system call floor, the import method as a
+ *   bare ioctl, and the same with a handle the core does not find;
+ * - alloc/import/destroy cost with 1, 1k, 100k and 1M live PDs in one file
+ *   (import of a random live PD, and of one PD again and again);
+ * - kernel memory per live PD (slab before and after 100k PDs);
+ * - alloc+destroy throughput of 1, 2 and 4 processes sharing one file.
+ *
+ * Each figure is the median of ROUNDS batches; the ops of a group are
+ * measured round-robin, so that a slow moment of the host hits all alike.
+ *
+ * Environment: IBPD_BENCH_MAX_LIVE (default 1000000) caps the scale test,
+ * IBPD_BENCH_QUICK=1 shortens every batch (for a smoke test).
+ */
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <rdma/ib_user_ioctl_cmds.h>
+#include <rdma/rdma_user_ioctl_cmds.h>
+#include <rdma/ibpd_user_ioctl_cmds.h>
+
+#include "ibpd.h"
+
+#define ROUNDS 9
+#define MAX_OPS 10
+
+static double batch_ns = 30e6;	/* target length of one batch */
+
+static double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static void die(const char *what)
+{
+	fprintf(stderr, "ibpd_bench: %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+struct dev {
+	const char *name;
+	struct ibpd_context *ctx;
+	uint32_t driver_id;
+	struct ibpd_pd *pd;	/* a live PD to import and to register on */
+	void *buf;
+};
+
+/* One measured operation: fn runs one iteration on d and returns 0. */
+struct op {
+	struct dev *d;
+	const char *name;
+	int (*fn)(struct dev *d);
+	long iters;
+	double ns[ROUNDS];
+};
+
+static int op_null(struct dev *d)
+{
+	struct ib_uverbs_ioctl_hdr hdr = {
+		.length = sizeof(hdr),
+		.object_id = UVERBS_OBJECT_DEVICE,
+		.method_id = 0x7fff,	/* no such method */
+		.driver_id = d->driver_id,
+	};
+
+	if (!ioctl(ibpd_context_cmd_fd(d->ctx), RDMA_VERBS_IOCTL, &hdr) ||
+	    errno != EPROTONOSUPPORT)
+		return -1;
+	return 0;
+}
+
+/* The system call floor under the uverbs one. */
+static int op_syscall(struct dev *d)
+{
+	return getppid() < 0;
+}
+
+/*
+ * The import method as a bare ioctl: no library object. With a handle no
+ * file holds, the core parses the attributes and fails the lookup: what
+ * the import costs before the driver's handler runs.
+ */
+static int import_ioctl(struct dev *d, uint32_t handle, int want)
+{
+	struct {
+		struct ib_uverbs_ioctl_hdr hdr;
+		struct ib_uverbs_attr attrs[2];
+	} c = {
+		.hdr = {
+			.length = sizeof(c),
+			.object_id = UVERBS_OBJECT_PD,
+			.method_id = IBPD_METHOD_PD_IMPORT,
+			.num_attrs = 2,
+			.driver_id = d->driver_id,
+		},
+	};
+	uint32_t pdn;
+
+	c.attrs[0].attr_id = IBPD_ATTR_PD_IMPORT_HANDLE;
+	c.attrs[0].flags = UVERBS_ATTR_F_MANDATORY;
+	c.attrs[0].data = handle;
+	c.attrs[1].attr_id = IBPD_ATTR_PD_IMPORT_RESP_PDN;
+	c.attrs[1].flags = UVERBS_ATTR_F_MANDATORY;
+	c.attrs[1].len = sizeof(pdn);
+	c.attrs[1].data = (uintptr_t)&pdn;
+	if (ioctl(ibpd_context_cmd_fd(d->ctx), RDMA_VERBS_IOCTL, &c.hdr))
+		return errno == want ? 0 : -1;
+	return want ? -1 : 0;
+}
+
+static int op_import_ioctl(struct dev *d)
+{
+	return import_ioctl(d, ibpd_pd_handle(d->pd), 0);
+}
+
+static int op_import_enoent(struct dev *d)
+{
+	return import_ioctl(d, INT32_MAX, ENOENT);
+}
+
+static int op_alloc_ioctl(struct dev *d)
+{
+	struct ibpd_pd *pd = ibpd_alloc_pd(d->ctx);
+
+	return pd ? ibpd_dealloc_pd(pd) : -1;
+}
+
+static int op_alloc_write(struct dev *d)
+{
+	struct ibpd_pd *pd = ibpd_alloc_pd_write(d->ctx);
+
+	return pd ? ibpd_dealloc_pd(pd) : -1;
+}
+
+static uint32_t *import_handles;
+static size_t import_nhandles, import_next;
+
+/* Imports the same PD again and again. */
+static int op_import_same(struct dev *d)
+{
+	struct ibpd_pd *pd = ibpd_import_pd(d->ctx, ibpd_pd_handle(d->pd));
+
+	if (!pd)
+		return -1;
+	ibpd_unimport_pd(pd);
+	return 0;
+}
+
+/* Imports live PDs in a random order, or d->pd when none are listed. */
+static int op_import(struct dev *d)
+{
+	uint32_t h = ibpd_pd_handle(d->pd);
+	struct ibpd_pd *pd;
+
+	if (import_nhandles) {
+		h = import_handles[import_next++];
+		if (import_next == import_nhandles)
+			import_next = 0;
+	}
+	pd = ibpd_import_pd(d->ctx, h);
+	if (!pd)
+		return -1;
+	ibpd_unimport_pd(pd);
+	return 0;
+}
+
+static int op_reg_mr(struct dev *d)
+{
+	struct ibpd_mr *mr = ibpd_reg_mr(d->pd, d->buf, 4096,
+					 IBPD_ACCESS_LOCAL_WRITE);
+
+	return mr ? ibpd_dereg_mr(mr) : -1;
+}
+
+static double run_batch(struct op *op, long n)
+{
+	double t = now_ns();
+	long i;
+
+	for (i = 0; i < n; i++)
+		if (op->fn(op->d)) {
+			fprintf(stderr, "ibpd_bench: %s on %s: %s\n", op->name,
+				op->d->name, strerror(errno));
+			exit(1);
+		}
+	return (now_ns() - t) / n;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double median(const double *v, int n)
+{
+	double s[ROUNDS];
+
+	memcpy(s, v, n * sizeof(*v));
+	qsort(s, n, sizeof(*s), cmp_double);
+	return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+}
+
+/*
+ * Warms each op up for about two batches and calibrates it to a batch of
+ * ~batch_ns, then measures ROUNDS batches of every op, round-robin.
+ */
+static void measure(struct op *ops, int nops)
+{
+	int i, r;
+
+	for (i = 0; i < nops; i++) {
+		double t = run_batch(&ops[i], 50);
+		long warm = 2 * batch_ns / t;
+
+		t = run_batch(&ops[i], warm > 50 ? warm : 50);
+		ops[i].iters = batch_ns / t;
+		if (ops[i].iters < 20)
+			ops[i].iters = 20;
+	}
+	for (r = 0; r < ROUNDS; r++)
+		for (i = 0; i < nops; i++)
+			ops[i].ns[r] = run_batch(&ops[i], ops[i].iters);
+}
+
+static void record(const char *group, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void record(const char *group, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("IBPD-BENCH {\"group\": \"%s\", ", group);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("}\n");
+	fflush(stdout);
+}
+
+static void record_ops(const char *group, struct op *ops, int nops,
+		       long live)
+{
+	int i;
+
+	for (i = 0; i < nops; i++) {
+		double lo = ops[i].ns[0], hi = ops[i].ns[0];
+		int r;
+
+		for (r = 1; r < ROUNDS; r++) {
+			lo = ops[i].ns[r] < lo ? ops[i].ns[r] : lo;
+			hi = ops[i].ns[r] > hi ? ops[i].ns[r] : hi;
+		}
+		record(group,
+		       "\"device\": \"%s\", \"op\": \"%s\", \"live_pds\": %ld, "
+		       "\"ns\": %.1f, \"min_ns\": %.1f, \"max_ns\": %.1f, "
+		       "\"iters\": %ld, \"rounds\": %d",
+		       ops[i].d->name, ops[i].name, live,
+		       median(ops[i].ns, ROUNDS),
+		       lo, hi, ops[i].iters, ROUNDS);
+	}
+}
+
+static void dev_open(struct dev *d, const char *name)
+{
+	struct ibpd_device **list = ibpd_get_device_list(NULL);
+	int i;
+
+	if (!list)
+		die("ibpd_get_device_list");
+	d->driver_id = UINT32_MAX;
+	for (i = 0; list[i]; i++)
+		if (!strcmp(list[i]->name, name))
+			d->driver_id = list[i]->driver_id;
+	ibpd_free_device_list(list);
+	d->name = name;
+	d->ctx = ibpd_open_device(name);
+	if (!d->ctx)
+		die(name);
+	d->pd = ibpd_alloc_pd(d->ctx);
+	if (!d->pd)
+		die("ibpd_alloc_pd");
+	d->buf = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	if (d->buf == MAP_FAILED)
+		die("mmap");
+}
+
+static void dev_close(struct dev *d)
+{
+	ibpd_dealloc_pd(d->pd);
+	ibpd_close_device(d->ctx);
+	munmap(d->buf, 4096);
+}
+
+/*
+ * The per-op costs on ibpd and on rxe, measured together: the PD verbs in
+ * one group, MR registration (which pins pages, and disturbs what runs
+ * after it) in another.
+ */
+static void bench_ops(struct dev *ib, struct dev *rxe)
+{
+	struct op pd_ops[MAX_OPS] = {
+		{ ib, "syscall", op_syscall },
+		{ ib, "null_ioctl", op_null },
+		{ rxe, "null_ioctl", op_null },
+		{ ib, "alloc_destroy_ioctl", op_alloc_ioctl },
+		{ rxe, "alloc_destroy_write", op_alloc_write },
+		{ ib, "alloc_destroy_write", op_alloc_write },
+		{ ib, "import_ioctl_enoent", op_import_enoent },
+		{ ib, "import_ioctl", op_import_ioctl },
+		{ ib, "import", op_import },
+	};
+	struct op mr_ops[MAX_OPS] = {
+		{ ib, "reg_dereg_mr_4k", op_reg_mr },
+		{ rxe, "reg_dereg_mr_4k", op_reg_mr },
+	};
+
+	fprintf(stderr, "ibpd_bench: per-op cost on %s and %s\n", ib->name,
+		rxe->name);
+	measure(pd_ops, 9);
+	record_ops("ops", pd_ops, 9, 1);
+	measure(mr_ops, 2);
+	record_ops("ops", mr_ops, 2, 1);
+}
+
+/* Kernel memory: Slab of /proc/meminfo, in bytes. */
+static long long slab_bytes(void)
+{
+	char line[256];
+	long long kb = -1;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Slab: %lld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb * 1024;
+}
+
+/*
+ * Lets the slab settle: frees through RCU and deferred work land after the
+ * objects are gone. Waits until two readings 0.3 s apart agree to 64 KiB.
+ */
+static long long settled_slab(void)
+{
+	long long prev = -1, cur = slab_bytes();
+	int i;
+
+	for (i = 0; i < 20 && (prev < 0 || llabs(cur - prev) > 65536); i++) {
+		FILE *f = fopen("/proc/sys/vm/drop_caches", "w");
+
+		sync();
+		if (f) {
+			fputs("3\n", f);
+			fclose(f);
+		}
+		usleep(300 * 1000);
+		prev = cur;
+		cur = slab_bytes();
+	}
+	return cur;
+}
+
+static struct ibpd_pd **fill(struct dev *d, struct ibpd_pd **pds, long have,
+			     long want, bool write_path)
+{
+	long i;
+
+	if (want <= have)
+		return pds;
+	pds = realloc(pds, want * sizeof(*pds));
+	if (!pds)
+		die("realloc");
+	for (i = have; i < want; i++) {
+		pds[i] = write_path ? ibpd_alloc_pd_write(d->ctx) :
+				      ibpd_alloc_pd(d->ctx);
+		if (!pds[i])
+			die("filling the file with PDs");
+		if (i % 100000 == 99999)
+			fprintf(stderr, "ibpd_bench:   %ld live PDs\n", i + 1);
+	}
+	return pds;
+}
+
+static void shuffle_handles(struct ibpd_pd **pds, long n)
+{
+	long i;
+
+	free(import_handles);
+	import_handles = malloc(n * sizeof(*import_handles));
+	if (!import_handles)
+		die("malloc");
+	for (i = 0; i < n; i++)
+		import_handles[i] = ibpd_pd_handle(pds[i]);
+	for (i = n - 1; i > 0; i--) {
+		long j = random() % (i + 1);
+		uint32_t t = import_handles[i];
+
+		import_handles[i] = import_handles[j];
+		import_handles[j] = t;
+	}
+	import_nhandles = n;
+	import_next = 0;
+}
+
+/*
+ * The cost of the PD verbs as the file fills up, on a file of its own;
+ * the memory of 100k PDs on the way.
+ */
+static void bench_scale(const char *name, long max_live)
+{
+	static const long steps[] = { 1, 1000, 100000, 1000000 };
+	struct dev d;
+	struct op ops[MAX_OPS] = {
+		{ &d, "null_ioctl", op_null },
+		{ &d, "alloc_destroy_ioctl", op_alloc_ioctl },
+		{ &d, "import", op_import },
+		{ &d, "import_same", op_import_same },
+		{ &d, "alloc_destroy_write", op_alloc_write },
+	};
+	struct ibpd_pd **pds = NULL;
+	long have = 0;
+	long long slab0 = 0;
+	long mem_live = 1;
+	unsigned int s;
+	double t;
+
+	/* memory is measured at the largest step up to 100k */
+	for (s = 0; s < sizeof(steps) / sizeof(steps[0]); s++)
+		if (steps[s] <= max_live && steps[s] <= 100000)
+			mem_live = steps[s];
+	dev_open(&d, name);
+	/* d.pd is live PD number 1 */
+	for (s = 0; s < sizeof(steps) / sizeof(steps[0]); s++) {
+		long live = steps[s];
+
+		if (live > max_live)
+			break;
+		if (live == 1)
+			slab0 = settled_slab();
+		fprintf(stderr, "ibpd_bench: scale on %s: %ld live PDs\n",
+			name, live);
+		pds = fill(&d, pds, have, live - 1, false);
+		have = live - 1;
+		if (live == mem_live && live > 1) {
+			long long slab = settled_slab();
+
+			record("memory",
+			       "\"device\": \"%s\", \"live_pds\": %ld, "
+			       "\"slab_before\": %lld, \"slab_after\": %lld, "
+			       "\"bytes_per_pd\": %.1f", name, live, slab0,
+			       slab, (double)(slab - slab0) / (live - 1));
+		}
+		if (have)
+			shuffle_handles(pds, have);
+		else
+			import_nhandles = 0;
+		measure(ops, 5);
+		record_ops("scale", ops, 5, live);
+	}
+	fprintf(stderr, "ibpd_bench: closing a file with %ld PDs\n", have + 1);
+	t = now_ns();
+	dev_close(&d);
+	record("close", "\"device\": \"%s\", \"live_pds\": %ld, "
+	       "\"ns_per_pd\": %.1f", name, have + 1,
+	       (now_ns() - t) / (have + 1));
+	while (have)
+		ibpd_unimport_pd(pds[--have]);	/* frees the library object */
+	free(pds);
+	import_nhandles = 0;
+}
+
+/* Memory per PD on a device whose PDs only the write path allocates. */
+static void bench_memory(const char *name, long n)
+{
+	struct ibpd_pd **pds;
+	long long slab0, slab;
+	struct dev d;
+
+	fprintf(stderr, "ibpd_bench: memory of %ld PDs on %s\n", n, name);
+	dev_open(&d, name);
+	slab0 = settled_slab();
+	pds = fill(&d, NULL, 0, n, true);
+	slab = settled_slab();
+	record("memory", "\"device\": \"%s\", \"live_pds\": %ld, "
+	       "\"slab_before\": %lld, \"slab_after\": %lld, "
+	       "\"bytes_per_pd\": %.1f", name, n, slab0, slab,
+	       (double)(slab - slab0) / n);
+	dev_close(&d);
+	while (n)
+		ibpd_unimport_pd(pds[--n]);
+	free(pds);
+}
+
+/* nproc processes share one file, each allocating and destroying PDs. */
+static void bench_procs(const char *name, const char *opname,
+			int (*fn)(struct dev *d), double secs)
+{
+	static const int nprocs[] = { 1, 2, 4 };
+	unsigned int k;
+	struct dev d;
+
+	dev_open(&d, name);
+	for (k = 0; k < sizeof(nprocs) / sizeof(nprocs[0]); k++) {
+		int go[2], res[2], p, n = nprocs[k];
+		long total = 0;
+		double t0;
+
+		fprintf(stderr, "ibpd_bench: %d process(es) on %s: %s\n", n,
+			name, opname);
+		if (pipe(go) || pipe(res))
+			die("pipe");
+		for (p = 0; p < n; p++) {
+			pid_t pid = fork();
+
+			if (pid < 0)
+				die("fork");
+			if (!pid) {
+				long ops = 0;
+				double end;
+				char c;
+
+				close(go[1]);
+				if (read(go[0], &c, 1) != 0)
+					_exit(1);
+				end = now_ns() + secs * 1e9;
+				do {
+					int i;
+
+					for (i = 0; i < 16; i++)
+						if (fn(&d))
+							_exit(2);
+					ops += 16;
+				} while (now_ns() < end);
+				if (write(res[1], &ops, sizeof(ops)) !=
+				    sizeof(ops))
+					_exit(3);
+				_exit(0);
+			}
+		}
+		close(go[0]);
+		close(res[1]);
+		t0 = now_ns();
+		close(go[1]);	/* start */
+		for (p = 0; p < n; p++) {
+			long ops;
+			int status;
+
+			if (read(res[0], &ops, sizeof(ops)) != sizeof(ops))
+				die("a worker failed");
+			total += ops;
+			if (wait(&status) < 0 || !WIFEXITED(status) ||
+			    WEXITSTATUS(status))
+				die("a worker failed");
+		}
+		close(res[0]);
+		record("procs", "\"device\": \"%s\", \"op\": \"%s\", "
+		       "\"procs\": %d, \"ops\": %ld, \"secs\": %.3f, "
+		       "\"ops_per_s\": %.1f", name, opname, n, total,
+		       (now_ns() - t0) / 1e9, total / ((now_ns() - t0) / 1e9));
+	}
+	dev_close(&d);
+}
+
+int main(void)
+{
+	const char *env = getenv("IBPD_BENCH_MAX_LIVE");
+	long max_live = env ? atol(env) : 1000000;
+	bool quick = getenv("IBPD_BENCH_QUICK") != NULL;
+	double secs = quick ? 0.3 : 2;
+	struct utsname u;
+	struct dev ib, rxe;
+
+	if (quick)
+		batch_ns = 2e6;
+	srandom(1);
+	uname(&u);
+	record("run", "\"kernel\": \"%s\", \"cpus\": %ld, \"rounds\": %d, "
+	       "\"batch_ms\": %.0f, \"max_live\": %ld", u.release,
+	       sysconf(_SC_NPROCESSORS_ONLN), ROUNDS, batch_ns / 1e6,
+	       max_live);
+
+	dev_open(&ib, "ibpd0");
+	dev_open(&rxe, "rxe0");
+	bench_ops(&ib, &rxe);
+	dev_close(&rxe);
+	dev_close(&ib);
+
+	/* before the scale test, whose million frees take a while to settle */
+	bench_memory("rxe0", max_live < 100000 ? max_live : 100000);
+	bench_scale("ibpd0", max_live);
+
+	bench_procs("ibpd0", "alloc_destroy_ioctl", op_alloc_ioctl, secs);
+	bench_procs("ibpd0", "import", op_import, secs);
+	bench_procs("rxe0", "alloc_destroy_write", op_alloc_write, secs);
+
+	return 0;
+}
