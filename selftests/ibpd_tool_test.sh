@@ -69,12 +69,14 @@ want = [dict(zip(("handle", "pdn", "usecnt"), map(int, l.split())))
 assert len(files) == 1, files
 f = files[0]
 assert (f["pid"], f["fd"], f["device"]) == (int(sys.argv[3]), int(sys.argv[4]), "ibpd0"), f
+assert f["truncated"] is False, f
 assert sorted(f["pds"], key=lambda p: p["handle"]) == want, (f["pds"], want)
 PY
 ok $? "pds --pid --json: the holder's 3 PDs with pdn and use count"
 
 "$ibpd" pds --pid "$hold_pid" > "$tmp/out" 2>&1 &&
-	grep -q "^pid $hold_pid fd $hold_fd: ibpd0, 3 PDs$" "$tmp/out" &&
+	grep -q "^pid $hold_pid fd $hold_fd: ibpd0$" "$tmp/out" &&
+	grep -q "^  3 PDs$" "$tmp/out" &&
 	[ "$(grep -Ec '^ +[0-9]+ +[0-9]+ +[01]$' "$tmp/out")" = 3 ]
 ok $? "pds --pid: table of 3 PDs"
 

@@ -297,29 +297,50 @@ static int cmd_devices(void)
 	return 0;
 }
 
-/* One uverbs file: its PDs, with pdn and use count where the device tells. */
-static int show_file(struct ibpd_context *ctx, pid_t pid, int fd, bool first)
+/*
+ * The core's handle list (UVERBS_METHOD_INFO_HANDLES) has a 16-bit length:
+ * one call lists at most this many PDs of a file.
+ */
+#define MAX_LISTED (UINT16_MAX / sizeof(uint32_t))
+
+static int cmp_u32(const void *a, const void *b)
 {
-	uint32_t handles[4096];
-	size_t i, n;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* One uverbs file: its PDs, with pdn and use count where the device tells. */
+static int show_file(struct ibpd_context *ctx, pid_t pid, int fd)
+{
+	static int files_shown;	/* for the separators */
+	size_t i, n, shown = 0;
+	bool first, more;
+	uint32_t *handles;
 	int ret;
 
-	ret = ibpd_list_pds(ctx, handles, sizeof(handles) / sizeof(handles[0]),
-			    &n);
+	handles = malloc(MAX_LISTED * sizeof(*handles));
+	if (!handles)
+		return 1;
+	ret = ibpd_list_pds(ctx, handles, MAX_LISTED, &n);
 	if (ret) {
 		fprintf(stderr, "ibpd: listing the PDs of pid %d fd %d: %s\n",
 			pid, fd, strerror(ret));
+		free(handles);
 		return 1;
 	}
+	first = !files_shown++;
+	more = n == MAX_LISTED;
+	qsort(handles, n, sizeof(*handles), cmp_u32);
 	if (json) {
 		printf("%s\n  {\"pid\": %d, \"fd\": %d, \"device\": ",
 		       first ? "" : ",", pid, fd);
 		json_str(ibpd_context_ibdev_name(ctx));
-		printf(", \"pds\": [");
+		printf(", \"truncated\": %s, \"pds\": [",
+		       more ? "true" : "false");
 	} else {
-		printf("%spid %d fd %d: %s, %zu PD%s\n", first ? "" : "\n",
-		       pid, fd, ibpd_context_ibdev_name(ctx), n,
-		       n == 1 ? "" : "s");
+		printf("%spid %d fd %d: %s\n", first ? "" : "\n", pid, fd,
+		       ibpd_context_ibdev_name(ctx));
 		if (n)
 			printf("  %8s %10s %8s\n", "handle", "pdn", "usecnt");
 	}
@@ -334,7 +355,8 @@ static int show_file(struct ibpd_context *ctx, pid_t pid, int fd, bool first)
 		if (err == ENOENT || err == ESTALE)
 			continue;
 		if (json) {
-			printf("%s{\"handle\": %u, ", i ? ", " : "", handles[i]);
+			printf("%s{\"handle\": %u, ", shown ? ", " : "",
+			       handles[i]);
 			if (err)
 				printf("\"pdn\": null, \"usecnt\": null}");
 			else
@@ -345,9 +367,15 @@ static int show_file(struct ibpd_context *ctx, pid_t pid, int fd, bool first)
 		} else {
 			printf("  %8u %10u %8u\n", handles[i], pdn, usecnt);
 		}
+		shown++;
 	}
 	if (json)
 		printf("]}");
+	else
+		printf("  %zu PD%s%s\n", shown, shown == 1 ? "" : "s",
+		       more ? " (the first the kernel lists; there are more)" :
+			      "");
+	free(handles);
 	return 0;
 }
 
@@ -389,7 +417,7 @@ static bool same_file_shown(pid_t pid, const int *shown, int nshown, int fd)
 	return false;
 }
 
-static int show_fd(pid_t pid, int fd, bool first)
+static int show_fd(pid_t pid, int fd)
 {
 	struct ibpd_context *ctx;
 	int myfd, ret;
@@ -408,7 +436,7 @@ static int show_fd(pid_t pid, int fd, bool first)
 		close(myfd);
 		return 1;
 	}
-	ret = show_file(ctx, pid, fd, first);
+	ret = show_file(ctx, pid, fd);
 	ibpd_close_device(ctx);
 	return ret;
 }
@@ -421,8 +449,6 @@ static int cmd_pds(void)
 	struct dirent *e;
 	DIR *d;
 
-	if (json)
-		printf("{\"files\": [");
 	if (opt_fd >= 0) {
 		if (!is_uverbs_fd(pid, opt_fd)) {
 			fprintf(stderr,
@@ -430,7 +456,9 @@ static int cmd_pds(void)
 				opt_fd, pid);
 			return 1;
 		}
-		ret = show_fd(pid, opt_fd, true);
+		if (json)
+			printf("{\"files\": [");
+		ret = show_fd(pid, opt_fd);
 		goto out;
 	}
 
@@ -440,6 +468,8 @@ static int cmd_pds(void)
 		fprintf(stderr, "ibpd: %s: %s\n", path, strerror(errno));
 		return 1;
 	}
+	if (json)
+		printf("{\"files\": [");
 	while ((e = readdir(d))) {
 		char *end;
 		long fd = strtol(e->d_name, &end, 10);
@@ -447,7 +477,7 @@ static int cmd_pds(void)
 		if (*end || e->d_name[0] == '.' || !is_uverbs_fd(pid, fd) ||
 		    same_file_shown(pid, shown, nshown, fd))
 			continue;
-		ret |= show_fd(pid, fd, !nshown);
+		ret |= show_fd(pid, fd);
 		if (nshown < (int)(sizeof(shown) / sizeof(shown[0])))
 			shown[nshown++] = fd;
 	}
