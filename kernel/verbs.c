@@ -94,10 +94,15 @@ void ibpd_disassociate_ucontext(struct ib_ucontext *ibuc)
 	 */
 }
 
+/*
+ * A resize makes a walk start over (debugfs may then list an id twice):
+ * with 64 buckets at least, a table resizes only past 48 live ids.
+ */
 static const struct rhashtable_params ibpd_id_params = {
 	.key_len = sizeof(u32),
 	.key_offset = offsetof(struct ibpd_id, id),
 	.head_offset = offsetof(struct ibpd_id, node),
+	.min_size = 64,
 	.automatic_shrinking = true,
 };
 
