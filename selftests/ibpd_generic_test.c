@@ -221,6 +221,28 @@ TEST_F(generic, reg_mr_bad_input)
 	EXPECT_EQ(0, ibpd_dealloc_pd(pd));
 }
 
+/* A uverbs file nobody created a context on cannot be imported. */
+TEST_F(generic, import_device_needs_context)
+{
+	struct ibpd_device **list = ibpd_get_device_list(NULL);
+	char path[128] = "";
+	int i, fd;
+
+	ASSERT_NE(NULL, list);
+	for (i = 0; list[i]; i++)
+		if (!strcmp(list[i]->name, variant->dev))
+			snprintf(path, sizeof(path), "/dev/infiniband/%s",
+				 list[i]->dev_name);
+	ibpd_free_device_list(list);
+	ASSERT_NE(0, path[0]);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(NULL, ibpd_import_device(fd));
+	EXPECT_EQ(EINVAL, errno);
+	/* on failure the fd is still the caller's */
+	EXPECT_EQ(0, close(fd));
+}
+
 /* A dup'ed fd is the same file: its objects are reachable through it. */
 TEST_F(generic, dup_fd_shares_objects)
 {

@@ -138,11 +138,13 @@ static void on_chardev(uint16_t type, const void *data, uint16_t len,
 }
 
 /*
- * Calls fn for every device that has a uverbs char device, in netlink index
- * order, until fn returns non-zero (that value is returned; 0 when all were
- * visited, or an errno value of netlink).
+ * Calls fn for every device that has a uverbs char device (only the one
+ * called name, when name is set), in netlink index order, until fn returns
+ * non-zero (that value is returned; 0 when all were visited, or an errno
+ * value of netlink).
  */
-static int nl_for_each_dev(int (*fn)(const struct ibpd_nl_dev *d, void *arg),
+static int nl_for_each_dev(const char *name,
+			   int (*fn)(const struct ibpd_nl_dev *d, void *arg),
 			   void *arg)
 {
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
@@ -172,6 +174,8 @@ static int nl_for_each_dev(int (*fn)(const struct ibpd_nl_dev *d, void *arg),
 	for (i = 0; i < l->n; i++) {
 		struct ibpd_nl_dev d = {};
 
+		if (name && strcmp(name, l->name[i]))
+			continue;
 		nl_init(&req, RDMA_NLDEV_CMD_GET_CHARDEV, 0, seq++);
 		nl_put(&req, RDMA_NLDEV_ATTR_DEV_INDEX, &l->index[i], 4);
 		nl_put(&req, RDMA_NLDEV_ATTR_CHARDEV_TYPE, "uverbs", 7);
@@ -219,7 +223,7 @@ int ibpd_nl_find(const char *ibdev_name, dev_t chardev,
 		 struct ibpd_nl_dev *out)
 {
 	struct find_arg f = { ibdev_name, chardev, out };
-	int ret = nl_for_each_dev(find_one, &f);
+	int ret = nl_for_each_dev(ibdev_name, find_one, &f);
 
 	if (ret == -1)
 		return 0;
@@ -262,7 +266,7 @@ struct ibpd_device **ibpd_get_device_list(int *num_devices)
 	a.list = calloc(MAX_DEVS + 1, sizeof(*a.list));
 	if (!a.list)
 		return NULL;
-	ret = nl_for_each_dev(list_one, &a);
+	ret = nl_for_each_dev(NULL, list_one, &a);
 	/* no RDMA netlink family: ib_core is not loaded, there is no device */
 	if (ret == EPROTONOSUPPORT && !a.n)
 		ret = 0;
