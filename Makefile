@@ -56,7 +56,7 @@ INSTALL_KDIR = $(KDIR)
 endif
 
 .PHONY: all module lib selftests check bench demo stage-upstream clean install \
-	install-lib install-man modules_install modules_install_built
+	install-lib install-man modules_install modules_install_built FORCE
 
 all: module lib selftests
 
@@ -90,10 +90,17 @@ $(B)/$(SONAME): $(LIB_OBJS) user/libibpd.map
 $(B)/libibpd.a: $(LIB_OBJS)
 	$(AR) rcs $@ $^
 
-$(B)/libibpd.pc: user/libibpd.pc.in
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
-	    -e 's|@INCLUDEDIR@|$(INCDIR)|' -e 's|@VERSION@|$(VERSION)|' \
-	    $< > $@
+# Paths relative to $(LIBDIR)/pkgconfig; remade every time, as PREFIX,
+# LIBDIR and INCDIR may differ from the last make.
+PCREL = $(shell realpath -m --relative-to=$(LIBDIR)/pkgconfig $(1))
+$(B)/libibpd.pc: user/libibpd.pc.in FORCE
+	@mkdir -p $(dir $@)
+	sed -e 's|@PREFIX_REL@|$(call PCREL,$(PREFIX))|' \
+	    -e 's|@LIBDIR_REL@|$(call PCREL,$(LIBDIR))|' \
+	    -e 's|@INCLUDEDIR_REL@|$(call PCREL,$(INCDIR))|' \
+	    -e 's|@VERSION@|$(VERSION)|' $< > $@
+
+FORCE:
 
 selftests: $(TESTS)
 

@@ -78,10 +78,13 @@ ok $? "libibpd.so.1: soname, versioned symbols (IBPD_1.0, IBPD_1.1), no internal
 	LD_LIBRARY_PATH=$dest$prefix/lib "$dest$prefix/bin/ibpd" --help > "$tmp/out" 2>&1
 ok $? "installed ibpd: no rpath, runs with the installed library"
 
-export PKG_CONFIG_PATH=$dest$prefix/lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$dest
+# The issue's acceptance: only PKG_CONFIG_PATH points into DESTDIR; the
+# relocatable libibpd.pc finds the headers and library next to itself.
+export PKG_CONFIG_PATH=$dest$prefix/lib/pkgconfig
 flags=$(pkg-config --cflags --libs libibpd 2> "$tmp/out")
 flags=$(echo $flags)
-[ "$flags" = "-I$dest$prefix/include -L$dest$prefix/lib -libpd" ]
+pc=$dest$prefix/lib/pkgconfig
+[ "$flags" = "-I$pc/../../include -L$pc/.. -libpd" ]
 ok $? "pkg-config --cflags --libs libibpd: $flags"
 
 cat > "$tmp/prog.c" <<'C'
