@@ -118,6 +118,35 @@ TEST_F(pd, debugfs_lists_pds)
 	EXPECT_EQ(self->base_pds + 1, dbg_count_lines("pds"));
 }
 
+/* One call lists IBPD_LIST_PDS_MAX handles at most, whatever max says. */
+TEST_F(pd, list_pds_limit)
+{
+	const size_t n = IBPD_LIST_PDS_MAX + 1;
+	struct ibpd_context *c = ibpd_open_device(test_dev());
+	struct ibpd_pd **pds = calloc(n, sizeof(*pds));
+	uint32_t *handles = calloc(n + 1, sizeof(*handles));
+	size_t i, total;
+
+	ASSERT_NE(NULL, c);
+	ASSERT_NE(NULL, pds);
+	ASSERT_NE(NULL, handles);
+	for (i = 0; i < n; i++) {
+		pds[i] = ibpd_alloc_pd(c);
+		ASSERT_NE(NULL, pds[i]);
+	}
+	ASSERT_EQ(0, ibpd_list_pds(c, handles, n + 1, &total));
+	EXPECT_EQ(IBPD_LIST_PDS_MAX, total);
+	ASSERT_EQ(0, ibpd_list_pds(c, handles, 10, &total));
+	EXPECT_EQ(10, total);
+	/* the last close destroys them; the library objects are ours */
+	EXPECT_EQ(0, ibpd_close_device(c));
+	for (i = 0; i < n; i++)
+		ibpd_unimport_pd(pds[i]);
+	free(pds);
+	free(handles);
+	EXPECT_EQ(self->base_pds, dbg_read("num_pds"));
+}
+
 TEST_F(pd, alloc_write_path)
 {
 	struct ibpd_pd *pd = ibpd_alloc_pd_write(self->ctx);

@@ -159,8 +159,9 @@ const char *ibpd_context_ibdev_name(const struct ibpd_context *ctx)
 }
 
 /*
- * The handles of the live PDs of the file: stores up to max of them and sets
- * *total to how many it stored (*total == max: there may be more).
+ * The handles of the live PDs of the file: stores up to max of them (and
+ * IBPD_LIST_PDS_MAX at most) and sets *total to how many it stored; when
+ * that is the limit, there may be more.
  */
 int ibpd_list_pds(struct ibpd_context *ctx, uint32_t *handles, size_t max,
 		  size_t *total)
@@ -171,8 +172,8 @@ int ibpd_list_pds(struct ibpd_context *ctx, uint32_t *handles, size_t max,
 
 	if (!max)
 		return EINVAL;
-	if (max > UINT16_MAX / sizeof(*handles))
-		max = UINT16_MAX / sizeof(*handles);
+	if (max > IBPD_LIST_PDS_MAX)
+		max = IBPD_LIST_PDS_MAX;
 	ibpd_cmd_init(&cmd, ctx, UVERBS_OBJECT_DEVICE,
 		      UVERBS_METHOD_INFO_HANDLES);
 	ibpd_cmd_add(&cmd, UVERBS_ATTR_INFO_OBJECT_ID, sizeof(uint64_t),

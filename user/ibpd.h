@@ -63,6 +63,12 @@ uint32_t ibpd_pd_handle(const struct ibpd_pd *pd);
 uint32_t ibpd_pd_pdn(const struct ibpd_pd *pd);
 struct ibpd_context *ibpd_pd_context(const struct ibpd_pd *pd);
 
+/*
+ * The most handles one ibpd_list_pds() call returns: the core's handle list
+ * has a 16-bit length in bytes.
+ */
+#define IBPD_LIST_PDS_MAX 16383
+
 int ibpd_list_pds(struct ibpd_context *ctx, uint32_t *handles, size_t max,
 		  size_t *total);
 

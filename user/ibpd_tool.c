@@ -297,12 +297,6 @@ static int cmd_devices(void)
 	return 0;
 }
 
-/*
- * The core's handle list (UVERBS_METHOD_INFO_HANDLES) has a 16-bit length:
- * one call lists at most this many PDs of a file.
- */
-#define MAX_LISTED (UINT16_MAX / sizeof(uint32_t))
-
 static int cmp_u32(const void *a, const void *b)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
@@ -319,10 +313,10 @@ static int show_file(struct ibpd_context *ctx, pid_t pid, int fd)
 	uint32_t *handles;
 	int ret;
 
-	handles = malloc(MAX_LISTED * sizeof(*handles));
+	handles = malloc(IBPD_LIST_PDS_MAX * sizeof(*handles));
 	if (!handles)
 		return 1;
-	ret = ibpd_list_pds(ctx, handles, MAX_LISTED, &n);
+	ret = ibpd_list_pds(ctx, handles, IBPD_LIST_PDS_MAX, &n);
 	if (ret) {
 		fprintf(stderr, "ibpd: listing the PDs of pid %d fd %d: %s\n",
 			pid, fd, strerror(ret));
@@ -330,7 +324,7 @@ static int show_file(struct ibpd_context *ctx, pid_t pid, int fd)
 		return 1;
 	}
 	first = !files_shown++;
-	more = n == MAX_LISTED;
+	more = n == IBPD_LIST_PDS_MAX;
 	qsort(handles, n, sizeof(*handles), cmp_u32);
 	if (json) {
 		printf("%s\n  {\"pid\": %d, \"fd\": %d, \"device\": ",
