@@ -32,7 +32,7 @@ static int file_pds(struct ibpd_context *ctx)
 	return ret ? -ret : (int)n;
 }
 
-static uint32_t driver_id(const char *dev)
+static uint32_t dev_driver_id(const char *dev)
 {
 	struct ibpd_device **list = ibpd_get_device_list(NULL);
 	uint32_t id = UINT32_MAX;
@@ -49,25 +49,27 @@ static uint32_t driver_id(const char *dev)
  * Destroys an object by handle with a raw ioctl on fd, no library object
  * involved; the header carries the device's driver id.
  */
-static int raw_destroy(int fd, const char *dev, uint16_t obj, uint16_t meth,
-		       uint16_t attr, uint32_t handle)
+static int raw_destroy(int fd, uint32_t driver_id, uint16_t obj,
+		       uint16_t meth, uint16_t attr, uint32_t handle)
 {
 	struct raw_cmd c;
 
 	raw_init(&c, obj, meth);
-	c.hdr.driver_id = driver_id(dev);
+	c.hdr.driver_id = driver_id;
 	raw_attr(&c, attr, 0, handle);
 	return raw_exec(fd, &c);
 }
 
-static int destroy_pd(int fd, const char *dev, uint32_t handle)
+static int destroy_pd(int fd, uint32_t driver_id, uint32_t handle)
 {
-	return raw_destroy(fd, dev, UVERBS_OBJECT_PD, UVERBS_METHOD_PD_DESTROY,
+	return raw_destroy(fd, driver_id, UVERBS_OBJECT_PD,
+			   UVERBS_METHOD_PD_DESTROY,
 			   UVERBS_ATTR_DESTROY_PD_HANDLE, handle);
 }
 
 FIXTURE(generic) {
 	struct ibpd_context *ctx;
+	uint32_t driver_id;
 	char *buf;
 	int base_pds;
 	int base_mrs;
@@ -95,6 +97,8 @@ FIXTURE_SETUP(generic)
 		TH_LOG("ibpd_open_device(%s): %s", variant->dev,
 		       strerror(errno));
 	}
+	self->driver_id = dev_driver_id(variant->dev);
+	ASSERT_NE(UINT32_MAX, self->driver_id);
 	self->buf = mmap(NULL, BUF_LEN, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, self->buf);
@@ -256,26 +260,24 @@ TEST_F(generic, dup_fd_shares_objects)
 	ASSERT_NE(NULL, pd);
 	mr = ibpd_reg_mr(pd, self->buf, BUF_LEN, IBPD_ACCESS_LOCAL_WRITE);
 	ASSERT_NE(NULL, mr);
-	fd = dup(ibpd_context_cmd_fd(self->ctx));
-	ASSERT_LE(0, fd);
-	c2 = ibpd_import_device(fd);
+	c2 = dup_ctx(self->ctx);
 	ASSERT_NE(NULL, c2) {
 		TH_LOG("ibpd_import_device: %s", strerror(errno));
-		close(fd);
 	}
+	fd = ibpd_context_cmd_fd(c2);
 	EXPECT_STREQ(variant->dev, ibpd_context_ibdev_name(c2));
 	ASSERT_EQ(0, ibpd_list_pds(c2, &h, 1, &n));
 	EXPECT_EQ(1, n);
 	EXPECT_EQ(ibpd_pd_handle(pd), h);
 
 	/* destroy through the other fd: busy while the MR is there */
-	EXPECT_EQ(EBUSY, destroy_pd(fd, variant->dev, h));
-	EXPECT_EQ(0, raw_destroy(fd, variant->dev, UVERBS_OBJECT_MR,
+	EXPECT_EQ(EBUSY, destroy_pd(fd, self->driver_id, h));
+	EXPECT_EQ(0, raw_destroy(fd, self->driver_id, UVERBS_OBJECT_MR,
 				 UVERBS_METHOD_MR_DESTROY,
 				 UVERBS_ATTR_DESTROY_MR_HANDLE,
 				 ibpd_mr_handle(mr)));
 	EXPECT_EQ(self->base_mrs, rdma_res_count("mr", variant->dev));
-	EXPECT_EQ(0, destroy_pd(fd, variant->dev, h));
+	EXPECT_EQ(0, destroy_pd(fd, self->driver_id, h));
 	EXPECT_EQ(self->base_pds, rdma_res_count("pd", variant->dev));
 	/* and the first context sees them gone */
 	ret = ibpd_dereg_mr(mr);
@@ -285,7 +287,7 @@ TEST_F(generic, dup_fd_shares_objects)
 	ret = ibpd_dealloc_pd(pd);
 	EXPECT_EQ(ENOENT, ret);
 	if (ret)
-		free(pd);
+		ibpd_unimport_pd(pd);
 	EXPECT_EQ(0, file_pds(self->ctx));
 	EXPECT_EQ(0, ibpd_close_device(c2));
 }
@@ -308,7 +310,7 @@ TEST_F(generic, dup_fd_outlives_close)
 	EXPECT_EQ(0, ibpd_close_device(self->ctx));
 	self->ctx = NULL;
 	free(mr);
-	free(pd);
+	ibpd_unimport_pd(pd);
 	EXPECT_EQ(self->base_pds + 1, rdma_res_count("pd", variant->dev));
 	EXPECT_EQ(self->base_mrs + 1, rdma_res_count("mr", variant->dev));
 	c2 = ibpd_import_device(fd);
@@ -332,16 +334,13 @@ TEST_F(generic, fork_shares_file)
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid) {
-		struct ibpd_context *c;
+		struct ibpd_context *c = dup_ctx(self->ctx);
 		uint32_t h;
 		size_t n;
-		int fd;
 
-		fd = dup(ibpd_context_cmd_fd(self->ctx));
-		c = fd < 0 ? NULL : ibpd_import_device(fd);
 		if (!c || ibpd_list_pds(c, &h, 1, &n) || n != 1 || h != handle)
 			_exit(1);
-		if (destroy_pd(fd, variant->dev, h))
+		if (destroy_pd(ibpd_context_cmd_fd(c), self->driver_id, h))
 			_exit(2);
 		_exit(ibpd_close_device(c) ? 3 : 0);
 	}
@@ -352,7 +351,7 @@ TEST_F(generic, fork_shares_file)
 	ret = ibpd_dealloc_pd(pd);
 	EXPECT_EQ(ENOENT, ret);
 	if (ret)
-		free(pd);
+		ibpd_unimport_pd(pd);
 }
 
 /* Closing the last fd destroys everything left in the file, MRs first. */
@@ -379,7 +378,7 @@ TEST_F(generic, close_cleans_up)
 	EXPECT_EQ(0, ibpd_close_device(c));
 	for (i = 0; i < 8; i++) {
 		free(mr[i]);
-		free(pd[i]);
+		ibpd_unimport_pd(pd[i]);
 	}
 	EXPECT_EQ(self->base_pds, rdma_res_count("pd", variant->dev));
 	EXPECT_EQ(self->base_mrs, rdma_res_count("mr", variant->dev));
@@ -391,12 +390,9 @@ TEST_F(generic, import_pd)
 	struct ibpd_pd *pd = ibpd_alloc_pd(self->ctx);
 	struct ibpd_context *c2;
 	struct ibpd_pd *ipd;
-	int fd;
 
 	ASSERT_NE(NULL, pd);
-	fd = dup(ibpd_context_cmd_fd(self->ctx));
-	ASSERT_LE(0, fd);
-	c2 = ibpd_import_device(fd);
+	c2 = dup_ctx(self->ctx);
 	ASSERT_NE(NULL, c2);
 	ipd = ibpd_import_pd(c2, ibpd_pd_handle(pd));
 	if (variant->imports) {

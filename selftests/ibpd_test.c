@@ -49,19 +49,6 @@ FIXTURE_TEARDOWN(pd)
 		munmap(self->buf, BUF_LEN);
 }
 
-static struct ibpd_context *dup_ctx(struct ibpd_context *ctx)
-{
-	int fd = dup(ibpd_context_cmd_fd(ctx));
-	struct ibpd_context *c;
-
-	if (fd < 0)
-		return NULL;
-	c = ibpd_import_device(fd);
-	if (!c)
-		close(fd);
-	return c;
-}
-
 TEST_F(pd, alloc_dealloc)
 {
 	struct ibpd_pd *pd = ibpd_alloc_pd(self->ctx);

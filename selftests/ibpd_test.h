@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <unistd.h>
 #include <rdma/ib_user_ioctl_cmds.h>
 #include <rdma/rdma_user_ioctl_cmds.h>
 #include <rdma/ibpd_user_ioctl_cmds.h>
@@ -28,6 +29,20 @@ static inline const char *test_dev(void)
 	const char *d = getenv("IBPD_DEV");
 
 	return d && *d ? d : "ibpd0";
+}
+
+/* A second context on the same file, through a dup'ed command fd. */
+static inline struct ibpd_context *dup_ctx(struct ibpd_context *ctx)
+{
+	int fd = dup(ibpd_context_cmd_fd(ctx));
+	struct ibpd_context *c;
+
+	if (fd < 0)
+		return NULL;
+	c = ibpd_import_device(fd);
+	if (!c)
+		close(fd);
+	return c;
 }
 
 struct raw_cmd {

@@ -52,7 +52,7 @@ TEST(unload_with_open_files)
 		SKIP(return, "IBPD_KO is not set");
 	ctx = ibpd_open_device("ibpd0");
 	ASSERT_NE(NULL, ctx);
-	ctx2 = ibpd_import_device(dup(ibpd_context_cmd_fd(ctx)));
+	ctx2 = dup_ctx(ctx);
 	ASSERT_NE(NULL, ctx2);
 	pd = ibpd_alloc_pd(ctx);
 	ASSERT_NE(NULL, pd);
@@ -138,7 +138,7 @@ TEST_F_TIMEOUT(cycles, device_delete, 600)
 		ASSERT_EQ(0, sh("rdma link add ibpdc0 type ibpd netdev lo", NULL));
 		ctx = ibpd_open_device("ibpdc0");
 		ASSERT_NE(NULL, ctx);
-		ctx2 = ibpd_import_device(dup(ibpd_context_cmd_fd(ctx)));
+		ctx2 = dup_ctx(ctx);
 		ASSERT_NE(NULL, ctx2);
 		pd = ibpd_alloc_pd(ctx);
 		ASSERT_NE(NULL, pd);
