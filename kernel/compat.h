@@ -4,8 +4,8 @@
  *
  * Every difference between the kernels ibpd builds against lives here, so
  * that the rest of the driver reads like mainline code. The oldest kernel
- * supported is 6.1. Not part of the upstream series: scripts/stage-upstream
- * drops it.
+ * supported is 6.1. Kbuild includes it in every source (no source names
+ * it); not part of the upstream series.
  */
 
 #ifndef _IBPD_COMPAT_H
@@ -28,18 +28,26 @@ void rdma_restrack_set_name(struct rdma_restrack_entry *res,
 
 /*
  * 6.17 added a DMA handle argument to reg_user_mr (IBPD_HAVE_IB_DMAH is
- * probed in Kbuild). verbs.c has the mainline signature; older kernels get
- * it through this adapter.
+ * probed in Kbuild). The driver has the mainline signature; on older
+ * kernels its function is renamed ibpd_reg_user_mr_dmah() (the macro
+ * expands only where a "(" follows: the prototype, the definition) and
+ * ops.reg_user_mr (no "(") gets the adapter of the old signature below.
  */
-#ifdef IBPD_HAVE_IB_DMAH
-#define ibpd_reg_user_mr_op ibpd_reg_user_mr
-#else
+#ifndef IBPD_HAVE_IB_DMAH
+struct ib_dmah;
+
+#define ibpd_reg_user_mr(...) ibpd_reg_user_mr_dmah(__VA_ARGS__)
+struct ib_mr *ibpd_reg_user_mr_dmah(struct ib_pd *ibpd, u64 start,
+				    u64 length, u64 virt_addr, int access,
+				    struct ib_dmah *dmah,
+				    struct ib_udata *udata);
+
 static inline struct ib_mr *
-ibpd_reg_user_mr_op(struct ib_pd *ibpd, u64 start, u64 length, u64 virt_addr,
-		    int access, struct ib_udata *udata)
+(ibpd_reg_user_mr)(struct ib_pd *ibpd, u64 start, u64 length, u64 virt_addr,
+		   int access, struct ib_udata *udata)
 {
-	return ibpd_reg_user_mr(ibpd, start, length, virt_addr, access, NULL,
-				udata);
+	return ibpd_reg_user_mr_dmah(ibpd, start, length, virt_addr, access,
+				     NULL, udata);
 }
 #endif
 
@@ -54,29 +62,55 @@ static inline struct ib_umem *ib_umem_get_va(struct ib_device *device,
 #endif
 
 /*
- * 7.x: ops without driver data refuse non-zero input and zero the response
- * with ib_no_udata_io(); udata may be NULL (query_device at registration).
+ * 7.x: the udata rules. Input a driver does not know must be zero
+ * (EOPNOTSUPP otherwise); a response longer than the driver's is
+ * zero-filled. udata may be NULL (query_device at registration).
  */
-#ifndef IBPD_HAVE_IB_NO_UDATA_IO
+#ifndef IBPD_HAVE_IB_RESPOND_UDATA
 #include <linux/uaccess.h>
+
+static inline int ib_is_udata_in_empty(struct ib_udata *udata)
+{
+	if (!udata || !udata->inlen)
+		return 0;
+	return ib_is_udata_cleared(udata, 0, udata->inlen) ? 0 : -EOPNOTSUPP;
+}
+
+static inline int _ib_respond_udata(struct ib_udata *udata, const void *src,
+				    size_t len)
+{
+	size_t copy_len = min(len, udata->outlen);
+
+	if (copy_to_user(udata->outbuf, src, copy_len))
+		return -EFAULT;
+	if (copy_len < udata->outlen &&
+	    clear_user(udata->outbuf + copy_len, udata->outlen - copy_len))
+		return -EFAULT;
+	return 0;
+}
+
+#define ib_respond_udata(_udata, _rep) \
+	_ib_respond_udata(_udata, &(_rep), sizeof(_rep))
 
 static inline int ib_no_udata_io(struct ib_udata *udata)
 {
-	if (!udata)
-		return 0;
-	if (udata->inlen && !ib_is_udata_cleared(udata, 0, udata->inlen))
-		return -EOPNOTSUPP;
-	if (udata->outlen && clear_user(udata->outbuf, udata->outlen))
+	int ret = ib_is_udata_in_empty(udata);
+
+	if (ret)
+		return ret;
+	if (udata && udata->outlen && clear_user(udata->outbuf, udata->outlen))
 		return -EFAULT;
 	return 0;
 }
 #endif
 
-/* 7.x allocates typed objects with kzalloc_obj(). */
+/* 7.x allocates typed objects with kzalloc_obj(P[, gfp]). */
 #ifndef IBPD_HAVE_KZALLOC_OBJ
 #include <linux/slab.h>
 
-#define kzalloc_obj(P) kzalloc(sizeof(P), GFP_KERNEL)
+#define __ibpd_gfp(zero, gfp, ...) gfp
+#define kzalloc_obj(P, ...) \
+	kzalloc(sizeof(P), __ibpd_gfp(0, ##__VA_ARGS__, GFP_KERNEL))
 #endif
 
 /* 6.13 made symbol namespaces string literals: MODULE_IMPORT_NS("NS"). */
@@ -85,6 +119,26 @@ static inline int ib_no_udata_io(struct ib_udata *udata)
 
 #undef MODULE_IMPORT_NS
 #define MODULE_IMPORT_NS(ns) MODULE_INFO(import_ns, ns)
+#endif
+
+/*
+ * In tree ibpd has a driver id of its own, RDMA_DRIVER_IBPD: rdma-core's
+ * provider matches it and ib_unregister_driver() finds the devices. Out of
+ * tree there is none, and RDMA_DRIVER_UNKNOWN matches every device on the
+ * system, so compat.c stands in: ib_set_device_ops() also adds a sysfs
+ * attribute, hca_type "ibpd", for the provider to match (as mlx4, mlx5
+ * and qib have one), and tracks the devices that
+ * ib_unregister_driver(RDMA_DRIVER_IBPD) then unregisters.
+ */
+#ifndef IBPD_HAVE_DRIVER_ID
+#define RDMA_DRIVER_IBPD RDMA_DRIVER_UNKNOWN
+
+void ibpd_compat_set_device_ops(struct ib_device *ibdev,
+				const struct ib_device_ops *ops);
+void ibpd_compat_unregister_driver(void);
+
+#define ib_set_device_ops(ibdev, ops) ibpd_compat_set_device_ops(ibdev, ops)
+#define ib_unregister_driver(id) ibpd_compat_unregister_driver()
 #endif
 
 #endif /* _IBPD_COMPAT_H */

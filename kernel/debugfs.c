@@ -2,15 +2,19 @@
 /*
  * Copyright (c) 2026 The ibpd authors.
  *
- * debugfs: per-device state and fault knobs, netdevsim style.
+ * debugfs: per-device state and fault knobs, netdevsim style. A device's
+ * directory is named after its ib_core index, which stays the same for
+ * the device's life whatever its name or network namespace:
  *
- *   /sys/kernel/debug/ibpd/<ibdev>/pds            pdn and use count per PD
- *   /sys/kernel/debug/ibpd/<ibdev>/num_pds        live PDs
- *   /sys/kernel/debug/ibpd/<ibdev>/num_mrs        live MRs
- *   /sys/kernel/debug/ibpd/<ibdev>/max_pd         PD limit (read/write)
- *   /sys/kernel/debug/ibpd/<ibdev>/fail_alloc_pd  PD allocation fails (ENOMEM)
- *   /sys/kernel/debug/ibpd/<ibdev>/fail_reg_mr    MR registration fails (ENOMEM)
- *   /sys/kernel/debug/ibpd/<ibdev>/fail_import    PD import fails (ENOMEM)
+ *   /sys/kernel/debug/ibpd/<index>/name           the device's current name
+ *   /sys/kernel/debug/ibpd/<index>/pds            pdn, use count, id per PD
+ *   /sys/kernel/debug/ibpd/<index>/num_pds        live PDs
+ *   /sys/kernel/debug/ibpd/<index>/num_mrs        live MRs
+ *   /sys/kernel/debug/ibpd/<index>/max_pd         PD limit (read/write)
+ *   /sys/kernel/debug/ibpd/<index>/pdn_next       the next pdn to try (r/w)
+ *   /sys/kernel/debug/ibpd/<index>/fail_alloc_pd  PD allocation fails (ENOMEM)
+ *   /sys/kernel/debug/ibpd/<index>/fail_reg_mr    MR registration fails (ENOMEM)
+ *   /sys/kernel/debug/ibpd/<index>/fail_import    PD import fails (ENOMEM)
  */
 
 #include <kunit/visibility.h>
@@ -22,23 +26,118 @@
 
 static struct dentry *ibpd_debugfs_root;
 
-static void ibpd_pds_show_one(struct ibpd_id *id, void *arg)
-{
-	struct ibpd_pd *pd = container_of(id, struct ibpd_pd, pdn);
+/*
+ * The pds listing walks the PD table a buffer at a time: between start and
+ * stop it holds the table's removal lock (so the PDs it prints stay
+ * allocated), and in between reads nothing at all, so destroys wait for
+ * one buffer at most and an open file never outlives the table. The
+ * walk's place in the table is kept across reads; a resize meanwhile may
+ * repeat or skip entries, as any rhashtable walk.
+ */
+struct ibpd_pds_iter {
+	struct ibpd_dev *dev;
+	struct rhashtable_iter hti;
+	unsigned int slot;
+	unsigned int skip;
+};
 
-	seq_printf(arg, "%u %d\n", id->id, atomic_read(&pd->ibpd.usecnt));
+static void *ibpd_pds_obj(struct rhashtable_iter *hti, void *obj)
+{
+	/* -EAGAIN: the table was resized and the walk starts over */
+	while (IS_ERR(obj))
+		obj = rhashtable_walk_next(hti);
+	return obj;
+}
+
+static void *ibpd_pds_start(struct seq_file *s, loff_t *pos)
+	__acquires(&ids->lock) __acquires(RCU)
+{
+	struct ibpd_pds_iter *it = s->private;
+	struct ibpd_ids *ids = &it->dev->pds;
+
+	spin_lock(&ids->lock);
+	rhashtable_walk_enter(&ids->ht, &it->hti);
+	if (!*pos) {
+		rhashtable_walk_start(&it->hti);
+		return SEQ_START_TOKEN;
+	}
+	/* on from where the last read stopped, the unprinted entry first */
+	it->hti.slot = it->slot;
+	it->hti.skip = it->skip;
+	rhashtable_walk_start(&it->hti);
+	return ibpd_pds_obj(&it->hti, rhashtable_walk_peek(&it->hti));
+}
+
+static void *ibpd_pds_next(struct seq_file *s, void *v, loff_t *pos)
+{
+	struct ibpd_pds_iter *it = s->private;
+
+	++*pos;
+	return ibpd_pds_obj(&it->hti, rhashtable_walk_next(&it->hti));
+}
+
+static void ibpd_pds_stop(struct seq_file *s, void *v)
+	__releases(RCU) __releases(&ids->lock)
+{
+	struct ibpd_pds_iter *it = s->private;
+
+	rhashtable_walk_stop(&it->hti);
+	it->slot = it->hti.slot;
+	it->skip = it->hti.skip;
+	rhashtable_walk_exit(&it->hti);
+	spin_unlock(&it->dev->pds.lock);
+}
+
+static int ibpd_pds_show(struct seq_file *s, void *v)
+{
+	struct ibpd_pd *pd;
+
+	if (v == SEQ_START_TOKEN) {
+		seq_puts(s, "pdn usecnt id\n");
+		return 0;
+	}
+	pd = container_of(v, struct ibpd_pd, pdn);
+	seq_printf(s, "%u %d %llu\n", pd->pdn.id,
+		   atomic_read(&pd->ibpd.usecnt), pd->id);
+	return 0;
+}
+
+static const struct seq_operations ibpd_pds_sops = {
+	.start = ibpd_pds_start,
+	.next = ibpd_pds_next,
+	.stop = ibpd_pds_stop,
+	.show = ibpd_pds_show,
+};
+
+static int ibpd_pds_open(struct inode *inode, struct file *file)
+{
+	struct ibpd_pds_iter *it;
+
+	it = __seq_open_private(file, &ibpd_pds_sops, sizeof(*it));
+	if (!it)
+		return -ENOMEM;
+	it->dev = inode->i_private;
+	return 0;
 }
 
 /* In no particular order; sort -n for one. */
-static int ibpd_pds_show(struct seq_file *s, void *unused)
+static const struct file_operations ibpd_pds_fops = {
+	.owner = THIS_MODULE,
+	.open = ibpd_pds_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = seq_release_private,
+};
+
+/* The name changes with "rdma dev set NAME name NEW"; read it as it is. */
+static int ibpd_name_show(struct seq_file *s, void *unused)
 {
 	struct ibpd_dev *dev = s->private;
 
-	seq_puts(s, "pdn usecnt\n");
-	ibpd_ids_for_each(&dev->pds, ibpd_pds_show_one, s);
+	seq_printf(s, "%.*s\n", IB_DEVICE_NAME_MAX, dev->ibdev.name);
 	return 0;
 }
-DEFINE_SHOW_ATTRIBUTE(ibpd_pds);
+DEFINE_SHOW_ATTRIBUTE(ibpd_name);
 
 static int ibpd_max_pd_get(void *data, u64 *val)
 {
@@ -67,20 +166,58 @@ static int ibpd_max_pd_set(void *data, u64 val)
 DEFINE_DEBUGFS_ATTRIBUTE(ibpd_max_pd_fops, ibpd_max_pd_get, ibpd_max_pd_set,
 			 "%llu\n");
 
-void ibpd_debugfs_dev_init(struct ibpd_dev *dev)
+static int ibpd_pdn_next_get(void *data, u64 *val)
 {
+	struct ibpd_dev *dev = data;
+
+	*val = READ_ONCE(dev->pds.next);
+	return 0;
+}
+
+/* Moves the cyclic cursor, so that tests reach a wrap in a few calls. */
+static int ibpd_pdn_next_set(void *data, u64 val)
+{
+	struct ibpd_dev *dev = data;
+
+	if (!val || val > IBPD_PDN_MAX)
+		return -EINVAL;
+	WRITE_ONCE(dev->pds.next, val);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(ibpd_pdn_next_fops, ibpd_pdn_next_get,
+			 ibpd_pdn_next_set, "%llu\n");
+
+/*
+ * Called each time ib_core enables the device: at registration, and again
+ * after every move to another network namespace (also when a namespace
+ * that holds it goes away). The directory is made once and lives until
+ * ibpd_debugfs_dev_exit(), at dealloc_driver.
+ */
+int ibpd_debugfs_dev_init(struct ibpd_dev *dev)
+{
+	char name[16];
 	struct dentry *d;
 
-	d = debugfs_create_dir(dev_name(&dev->ibdev.dev), ibpd_debugfs_root);
+	if (dev->ddir)
+		return 0;
+	snprintf(name, sizeof(name), "%u", dev->ibdev.index);
+	d = debugfs_create_dir(name, ibpd_debugfs_root);
+	if (IS_ERR(d))
+		return 0;	/* debugfs is optional */
 	dev->ddir = d;
+	debugfs_create_file("name", 0400, d, dev, &ibpd_name_fops);
 	debugfs_create_file("pds", 0400, d, dev, &ibpd_pds_fops);
 	debugfs_create_atomic_t("num_pds", 0400, d, &dev->pds.count);
 	debugfs_create_atomic_t("num_mrs", 0400, d, &dev->mrs.count);
 	debugfs_create_file_unsafe("max_pd", 0600, d, dev, &ibpd_max_pd_fops);
+	debugfs_create_file_unsafe("pdn_next", 0600, d, dev,
+				   &ibpd_pdn_next_fops);
 	debugfs_create_bool("fail_alloc_pd", 0600, d, &dev->fail_alloc_pd);
 	debugfs_create_bool("fail_reg_mr", 0600, d, &dev->fail_reg_mr);
 	debugfs_create_bool("fail_import", 0600, d, &dev->fail_import);
+	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(ibpd_debugfs_dev_init);
 
 void ibpd_debugfs_dev_exit(struct ibpd_dev *dev)
 {

@@ -40,9 +40,9 @@ struct ibpd_ids {
 
 struct ibpd_dev {
 	struct ib_device ibdev;
-	struct list_head list;		/* on ibpd_dev_list */
 
 	struct ibpd_ids pds;		/* PD numbers */
+	atomic64_t pd_id;		/* the last PD identity given out */
 	u32 max_pd;
 	struct ibpd_ids mrs;		/* MR key indexes (key >> 8) */
 
@@ -56,9 +56,16 @@ struct ibpd_ucontext {
 	struct ib_ucontext ibuc;
 };
 
+/*
+ * pdn: 24 bits, cyclic, for display; it comes back after 2^24 allocations.
+ * id: the PD's identity, from a 64-bit counter: never given to two PDs in
+ * the life of the device (at 10^9 allocations a second it would wrap after
+ * 584 years), so a checked import cannot mistake a newer PD for an old one.
+ */
 struct ibpd_pd {
 	struct ib_pd ibpd;
 	struct ibpd_id pdn;
+	u64 id;
 };
 
 struct ibpd_mr {
@@ -122,11 +129,8 @@ extern const struct uapi_definition ibpd_uapi_defs[];
 /* debugfs.c */
 void ibpd_debugfs_init(void);
 void ibpd_debugfs_exit(void);
-void ibpd_debugfs_dev_init(struct ibpd_dev *dev);
+int ibpd_debugfs_dev_init(struct ibpd_dev *dev);
 void ibpd_debugfs_dev_exit(struct ibpd_dev *dev);
 int ibpd_dev_set_max_pd(struct ibpd_dev *dev, u64 val);
-
-/* Out of tree only: what older kernels lack (dropped upstream). */
-#include "compat.h"
 
 #endif /* _IBPD_H */

@@ -9,6 +9,7 @@
  */
 
 #include <kunit/test.h>
+#include <linux/dcache.h>
 #include <linux/module.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/ibpd-abi.h>
@@ -363,8 +364,7 @@ static struct kunit_suite ibpd_mr_suite = {
 /* Device lifecycle, through ib_core: devices named ibpdk<N>. */
 static struct ib_device *find_dev(const char *name)
 {
-	/* by name: RDMA_DRIVER_UNKNOWN matches any driver, the name is unique */
-	return ib_device_get_by_name(name, RDMA_DRIVER_UNKNOWN);
+	return ib_device_get_by_name(name, RDMA_DRIVER_IBPD);
 }
 
 static void dev_add_registers(struct kunit *test)
@@ -453,7 +453,29 @@ static void dev_port_and_device_attrs(struct kunit *test)
 	ibpd_dev_del(dev);
 }
 
+/*
+ * ib_core enables a device again after each namespace move: the debugfs
+ * directory is made once, named after the index, whatever the name.
+ */
+static void dev_debugfs_once_by_index(struct kunit *test)
+{
+	struct ibpd_dev *dev = ibpd_dev_add("ibpdk%d");
+	char index[16];
+	struct dentry *d;
+
+	KUNIT_ASSERT_FALSE(test, IS_ERR(dev));
+	d = dev->ddir;
+	KUNIT_EXPECT_NOT_NULL(test, d);
+	KUNIT_EXPECT_EQ(test, 0, ibpd_debugfs_dev_init(dev));
+	KUNIT_EXPECT_PTR_EQ(test, d, dev->ddir);
+	snprintf(index, sizeof(index), "%u", dev->ibdev.index);
+	if (d)
+		KUNIT_EXPECT_STREQ(test, index, d->d_name.name);
+	ibpd_dev_del(dev);
+}
+
 static struct kunit_case ibpd_dev_cases[] = {
+	KUNIT_CASE(dev_debugfs_once_by_index),
 	KUNIT_CASE(dev_add_registers),
 	KUNIT_CASE(dev_del_unregisters),
 	KUNIT_CASE(dev_add_name_taken),

@@ -10,7 +10,6 @@
 
 #include <kunit/visibility.h>
 #include <linux/module.h>
-#include <linux/mutex.h>
 #include <linux/slab.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_netlink.h>
@@ -26,14 +25,10 @@ unsigned int ibpd_max_pd = IBPD_DEFAULT_MAX_PD;
 module_param_named(max_pd, ibpd_max_pd, uint, 0644);
 MODULE_PARM_DESC(max_pd, "Default max_pd of new devices (default 2097152)");
 
-/* ibpd has no driver id: never look devices up by RDMA_DRIVER_UNKNOWN. */
-static LIST_HEAD(ibpd_dev_list);
-static DEFINE_MUTEX(ibpd_dev_lock);
-
+/* At registration, and again after each network namespace move. */
 static int ibpd_enable_driver(struct ib_device *ibdev)
 {
-	ibpd_debugfs_dev_init(to_idev(ibdev));
-	return 0;
+	return ibpd_debugfs_dev_init(to_idev(ibdev));
 }
 
 static void ibpd_dealloc_driver(struct ib_device *ibdev)
@@ -42,15 +37,11 @@ static void ibpd_dealloc_driver(struct ib_device *ibdev)
 
 	ibpd_debugfs_dev_exit(dev);
 	ibpd_dev_fini_objects(dev);
-
-	mutex_lock(&ibpd_dev_lock);
-	list_del(&dev->list);
-	mutex_unlock(&ibpd_dev_lock);
 }
 
 static const struct ib_device_ops ibpd_dev_ops = {
 	.owner = THIS_MODULE,
-	.driver_id = RDMA_DRIVER_UNKNOWN,
+	.driver_id = RDMA_DRIVER_IBPD,
 	.uverbs_abi_ver = IBPD_UVERBS_ABI_VERSION,
 
 	.alloc_pd = ibpd_alloc_pd,
@@ -66,7 +57,7 @@ static const struct ib_device_ops ibpd_dev_ops = {
 	.query_device = ibpd_query_device,
 	.query_port = ibpd_query_port,
 	.query_ucontext = ibpd_query_ucontext,
-	.reg_user_mr = ibpd_reg_user_mr_op,
+	.reg_user_mr = ibpd_reg_user_mr,
 
 	INIT_RDMA_OBJ_SIZE(ib_pd, ibpd_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, ibpd_ucontext, ibuc),
@@ -100,13 +91,9 @@ struct ibpd_dev *ibpd_dev_add(const char *name)
 	ib_set_device_ops(&dev->ibdev, &ibpd_dev_ops);
 	dev->ibdev.driver_def = ibpd_uapi_defs;
 
-	mutex_lock(&ibpd_dev_lock);
-	list_add_tail(&dev->list, &ibpd_dev_list);
-	mutex_unlock(&ibpd_dev_lock);
-
 	ret = ib_register_device(&dev->ibdev, name, NULL);
 	if (ret) {
-		/* Runs ibpd_dealloc_driver(), which unlinks the device. */
+		/* Runs ibpd_dealloc_driver(). */
 		ib_dealloc_device(&dev->ibdev);
 		return ERR_PTR(ret);
 	}
@@ -115,45 +102,17 @@ struct ibpd_dev *ibpd_dev_add(const char *name)
 EXPORT_SYMBOL_IF_KUNIT(ibpd_dev_add);
 
 /*
- * Unregisters the device and returns once it is gone, even when "rdma link
- * delete" got there first. The caller holds a reference on dev->ibdev.dev.
+ * Unregisters the device and returns once it is gone: when "rdma link
+ * delete" or a namespace move is under way, ib_unregister_device() waits
+ * for it (the device's unregistration lock), then unregisters the device
+ * or finds it gone. The caller must know that the device is still
+ * allocated.
  */
-static void __ibpd_dev_del(struct ibpd_dev *dev)
-{
-	if (ib_device_try_get(&dev->ibdev)) {
-		ib_unregister_device_and_put(&dev->ibdev);
-	} else {
-		/* Being unregistered: wait for that, dealloc_driver included. */
-		mutex_lock(&dev->ibdev.unregistration_lock);
-		mutex_unlock(&dev->ibdev.unregistration_lock);
-	}
-}
-
 void ibpd_dev_del(struct ibpd_dev *dev)
 {
-	get_device(&dev->ibdev.dev);
-	__ibpd_dev_del(dev);
-	put_device(&dev->ibdev.dev);
+	ib_unregister_device(&dev->ibdev);
 }
 EXPORT_SYMBOL_IF_KUNIT(ibpd_dev_del);
-
-static void ibpd_dev_remove_all(void)
-{
-	struct ibpd_dev *dev;
-
-	for (;;) {
-		mutex_lock(&ibpd_dev_lock);
-		dev = list_first_entry_or_null(&ibpd_dev_list, struct ibpd_dev,
-					       list);
-		if (dev)
-			get_device(&dev->ibdev.dev);
-		mutex_unlock(&ibpd_dev_lock);
-		if (!dev)
-			break;
-		__ibpd_dev_del(dev);
-		put_device(&dev->ibdev.dev);
-	}
-}
 
 static int ibpd_newlink(const char *ibdev_name, struct net_device *netdev)
 {
@@ -183,7 +142,7 @@ static int __init ibpd_init(void)
 	return 0;
 
 err_remove:
-	ibpd_dev_remove_all();
+	ib_unregister_driver(RDMA_DRIVER_IBPD);
 	ibpd_debugfs_exit();
 	return ret;
 }
@@ -192,7 +151,7 @@ static void __exit ibpd_exit(void)
 {
 	/* Waits for newlink callers; none can start after this. */
 	rdma_link_unregister(&ibpd_link_ops);
-	ibpd_dev_remove_all();
+	ib_unregister_driver(RDMA_DRIVER_IBPD);
 	ibpd_debugfs_exit();
 }
 

@@ -10,7 +10,9 @@
 #ifndef IBPD_TEST_H
 #define IBPD_TEST_H
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +20,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 #include <rdma/ib_user_ioctl_cmds.h>
+#include <rdma/ib_user_verbs.h>
 #include <rdma/rdma_user_ioctl_cmds.h>
+#include <rdma/ibpd-abi.h>
 #include <rdma/ibpd_user_ioctl_cmds.h>
 
 #include "ibpd.h"
@@ -69,6 +73,19 @@ static inline struct ib_uverbs_attr *raw_attr(struct raw_cmd *c, uint16_t id,
 	return a;
 }
 
+/* An input attribute: up to 8 bytes travel inline in the data field. */
+static inline struct ib_uverbs_attr *raw_in(struct raw_cmd *c, uint16_t id,
+					    const void *buf, uint16_t len)
+{
+	struct ib_uverbs_attr *a = raw_attr(c, id, len, (uintptr_t)buf);
+
+	if (len <= sizeof(a->data)) {
+		a->data = 0;
+		memcpy(&a->data, buf, len);
+	}
+	return a;
+}
+
 /* Returns 0 or the errno of the ioctl. */
 static inline int raw_exec(int fd, struct raw_cmd *c)
 {
@@ -78,10 +95,94 @@ static inline int raw_exec(int fd, struct raw_cmd *c)
 	return ioctl(fd, RDMA_VERBS_IOCTL, &c->hdr) ? errno : 0;
 }
 
+/*
+ * The debugfs directory of device NAME: named after the device's index,
+ * its "name" file tells the current name. Returns 0, or -1 if none.
+ */
+static inline int dbg_dir(char *buf, size_t len, const char *name)
+{
+	const char *root = "/sys/kernel/debug/ibpd";
+	char path[512], cur[IBPD_DEVICE_NAME_MAX + 2];
+	struct dirent *de;
+	int ret = -1;
+	DIR *d;
+	FILE *f;
+
+	d = opendir(root);
+	if (!d)
+		return -1;
+	while (ret && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/name", root, de->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(cur, sizeof(cur), f)) {
+			cur[strcspn(cur, "\n")] = 0;
+			if (!strcmp(cur, name)) {
+				ret = snprintf(buf, len, "%s/%.16s", root,
+					       de->d_name) < (int)len ? 0 : -1;
+			}
+		}
+		fclose(f);
+	}
+	closedir(d);
+	return ret;
+}
+
+/*
+ * A core write() command through UVERBS_METHOD_INVOKE_WRITE, as rdma-core
+ * sends it, with optional driver data in (uin) and out (uout). Returns 0 or
+ * the errno of the ioctl.
+ */
+static inline int raw_write(int fd, uint32_t command, const void *in,
+			    uint16_t inlen, void *out, uint16_t outlen,
+			    const void *uin, uint16_t uinlen, void *uout,
+			    uint16_t uoutlen)
+{
+	struct raw_cmd c;
+
+	raw_init(&c, UVERBS_OBJECT_DEVICE, UVERBS_METHOD_INVOKE_WRITE);
+	raw_attr(&c, UVERBS_ATTR_WRITE_CMD, sizeof(uint64_t), command);
+	raw_in(&c, UVERBS_ATTR_CORE_IN, in, inlen);
+	if (outlen)
+		raw_attr(&c, UVERBS_ATTR_CORE_OUT, outlen, (uintptr_t)out);
+	if (uinlen)
+		raw_in(&c, UVERBS_ATTR_UHW_IN, uin, uinlen);
+	if (uoutlen)
+		raw_attr(&c, UVERBS_ATTR_UHW_OUT, uoutlen, (uintptr_t)uout);
+	return raw_exec(fd, &c);
+}
+
+/* The uverbs character device of RDMA device NAME, opened; -1 if none. */
+static inline int open_uverbs(const char *name)
+{
+	struct ibpd_device **list;
+	char path[128] = "";
+	int i, n, fd;
+
+	list = ibpd_get_device_list(&n);
+	if (!list)
+		return -1;
+	for (i = 0; i < n; i++)
+		if (!strcmp(list[i]->name, name))
+			snprintf(path, sizeof(path), "/dev/infiniband/%s",
+				 list[i]->dev_name);
+	ibpd_free_device_list(list);
+	if (!*path)
+		return -1;
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	return fd;
+}
+
 static inline int dbg_path(char *buf, size_t len, const char *file)
 {
-	return snprintf(buf, len, "/sys/kernel/debug/ibpd/%s/%s", test_dev(),
-			file);
+	char dir[160];
+
+	if (dbg_dir(dir, sizeof(dir), test_dev()))
+		return snprintf(buf, len, "/nonexistent/%s", file);
+	return snprintf(buf, len, "%s/%s", dir, file);
 }
 
 static inline long long dbg_read(const char *file)

@@ -1,0 +1,207 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+#
+# Device lifecycle in the test VM, as root: network namespace moves (there
+# and back, with a file open), "rdma link delete" inside a namespace, the
+# deletion of a namespace that holds a device, renames with a new device
+# taking the old name, and "rmmod ibpd" after all of it. After each step
+# every device has exactly one debugfs directory, whose "name" is its
+# current name, and every file there can be read (a directory left behind
+# would point into a freed device). Needs IBPD_KO to load the module back;
+# run before the unload test. kselftest TAP.
+set -u
+dir=$(cd "$(dirname "$0")" && pwd)
+build=${IBPD_BUILD:-$dir/../build}
+. "$dir/../scripts/tests/tap.sh"
+tmp=$(mktemp -d)
+tap_out=$tmp/out
+dbg=/sys/kernel/debug/ibpd
+holder_in=""
+
+cleanup() {
+	[ -n "$holder_in" ] && exec {holder_in}>&-
+	for ns in ibpd_t1 ibpd_t2 ibpd_t3 ibpd_init; do
+		ip netns del "$ns" 2> /dev/null
+	done
+	for d in ibpdL0 ibpdL1 ibpdL2 ibpdL3 ibpdL3x; do
+		rdma link delete "$d" 2> /dev/null
+	done
+	rdma system set netns shared 2> /dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+# The debugfs directories whose "name" is $1, one a line.
+dbg_dirs() {
+	local d
+	for d in "$dbg"/*/; do
+		[ "$(cat "$d/name" 2> /dev/null)" = "$1" ] && echo "$d"
+	done
+}
+
+# One directory for device $1, and every file of every directory readable.
+dbg_sound() {
+	local n d f
+	n=$(dbg_dirs "$1" | wc -l)
+	[ "$n" = 1 ] || { echo "$n debugfs directories named $1"; return 1; }
+	for d in "$dbg"/*/; do
+		for f in name pds num_pds num_mrs max_pd pdn_next; do
+			cat "$d/$f" > /dev/null || return 1
+		done
+	done
+}
+
+dbg_gone() {
+	[ -z "$(dbg_dirs "$1")" ]
+}
+
+# Waits up to 20 s for CMD to succeed (namespaces are cleaned up
+# asynchronously).
+wait_for() {
+	local i
+	for i in $(seq 200); do
+		"$@" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+in_init() {
+	[ -e "/sys/class/infiniband/$1" ]
+}
+
+in_ns() {	# in_ns NS DEV
+	ip netns exec "$1" test -e "/sys/class/infiniband/$2"
+}
+
+# Starts ibpd_hold on $1 (3 PDs, one MR), its stdin in holder_in.
+hold() {
+	mkfifo "$tmp/fifo"
+	"$build/selftests/ibpd_hold" "$1" 3 < "$tmp/fifo" > "$tmp/hold.out" 2>&1 &
+	exec {holder_in}> "$tmp/fifo"
+	wait_for grep -q ready "$tmp/hold.out"
+}
+
+release() {
+	exec {holder_in}>&-
+	holder_in=""
+	wait
+}
+
+num_pds() {
+	cat "$(dbg_dirs "$1")/num_pds"
+}
+
+echo "TAP version 13"
+if ! [ -e /proc/self/ns/net ]; then
+	echo "1..0 # SKIP no network namespaces"
+	exit 4
+fi
+echo "1..11"
+dmesg -c > /dev/null
+# The mode can change only while no other namespace exists.
+{
+	rdma system set netns exclusive &&
+	ip netns add ibpd_t1 &&
+	ip netns attach ibpd_init 1 &&
+	rdma link add ibpdL0 type ibpd netdev lo &&
+	dbg_sound ibpdL0
+} > "$tap_out" 2>&1
+ok $? "exclusive netns mode; ibpdL0 added, one debugfs directory"
+
+{
+	hold ibpdL0 &&
+	[ "$(num_pds ibpdL0)" = 3 ] &&
+	rdma dev set ibpdL0 netns ibpd_t1 &&
+	! in_init ibpdL0 && in_ns ibpd_t1 ibpdL0 &&
+	dbg_sound ibpdL0 &&
+	release &&
+	[ "$(num_pds ibpdL0)" = 0 ]
+} > "$tap_out" 2>&1
+ok $? "move to a namespace with a file open: the file is disassociated, its close frees everything"
+
+{
+	ip netns exec ibpd_t1 rdma dev set ibpdL0 netns ibpd_init &&
+	in_init ibpdL0 && dbg_sound ibpdL0 &&
+	"$build/selftests/ibpd_hold" ibpdL0 1 < /dev/null
+} > "$tap_out" 2>&1
+ok $? "and back: one debugfs directory, the device works"
+
+{
+	rdma link add ibpdL1 type ibpd netdev lo &&
+	rdma dev set ibpdL1 netns ibpd_t1 &&
+	ip netns exec ibpd_t1 rdma link delete ibpdL1 &&
+	dbg_gone ibpdL1 && dbg_sound ibpdL0
+} > "$tap_out" 2>&1
+ok $? "rdma link delete inside a namespace: its debugfs directory goes too"
+
+{
+	ip netns add ibpd_t2 &&
+	rdma link add ibpdL2 type ibpd netdev lo &&
+	rdma dev set ibpdL2 netns ibpd_t2 &&
+	ip netns del ibpd_t2 &&
+	wait_for in_init ibpdL2 &&
+	dbg_sound ibpdL2 &&
+	"$build/selftests/ibpd_hold" ibpdL2 1 < /dev/null &&
+	rdma link delete ibpdL2 && dbg_gone ibpdL2
+} > "$tap_out" 2>&1
+ok $? "a namespace deleted with a device in it: the device comes back to init_net, then deletes"
+
+{
+	rdma link add ibpdL3 type ibpd netdev lo &&
+	rdma dev set ibpdL3 name ibpdL3x &&
+	dbg_sound ibpdL3x && dbg_gone ibpdL3 &&
+	rdma link add ibpdL3 type ibpd netdev lo &&
+	dbg_sound ibpdL3 && dbg_sound ibpdL3x &&
+	rdma link delete ibpdL3x &&
+	dbg_gone ibpdL3x && dbg_sound ibpdL3 &&
+	"$build/selftests/ibpd_hold" ibpdL3 1 < /dev/null &&
+	rdma link delete ibpdL3 && dbg_gone ibpdL3
+} > "$tap_out" 2>&1
+ok $? "rename, a new device under the old name, delete the renamed one: each keeps its own directory"
+
+{
+	ip netns add ibpd_t3 &&
+	rdma link add ibpdL3 type ibpd netdev lo &&
+	rdma dev set ibpdL3 netns ibpd_t3 &&
+	ip netns exec ibpd_t3 rdma dev set ibpdL3 name ibpdL3x &&
+	dbg_sound ibpdL3x && dbg_gone ibpdL3
+} > "$tap_out" 2>&1
+ok $? "rename inside a namespace: debugfs follows"
+
+dmesg > "$tap_out"
+! grep -q -e 'already present' -e 'Couldn' "$tap_out"
+ok $? "no debugfs directory made twice, no failed namespace move (dmesg)"
+
+# ibpdL3x is still in ibpd_t3, ibpdL0 in init_net: rmmod takes both.
+if [ -z "${IBPD_KO:-}" ]; then
+	skip "rmmod after the lifecycle events: IBPD_KO is not set"
+	skip "insmod again"
+	skip "rmmod with a device in a namespace being deleted"
+	tap_totals
+	exit
+fi
+{
+	timeout 60 rmmod ibpd &&
+	! [ -d "$dbg" ] && ! in_init ibpdL0 && ! in_ns ibpd_t3 ibpdL3x
+} > "$tap_out" 2>&1
+ok $? "rmmod ibpd after all of that, with a device in a namespace"
+
+{
+	insmod "$IBPD_KO" && in_init ibpd0 && dbg_sound ibpd0
+} > "$tap_out" 2>&1
+ok $? "insmod again: ibpd0 back"
+
+# The namespace's deletion runs in a workqueue: rmmod may meet the device
+# on its way back to init_net.
+{
+	rdma link add ibpdL2 type ibpd netdev lo &&
+	ip netns add ibpd_t2 &&
+	rdma dev set ibpdL2 netns ibpd_t2 &&
+	ip netns del ibpd_t2 &&
+	timeout 60 rmmod ibpd &&
+	! [ -d "$dbg" ] && ! in_init ibpdL2 &&
+	insmod "$IBPD_KO" && in_init ibpd0
+} > "$tap_out" 2>&1
+ok $? "rmmod while a namespace holding a device is being deleted"
+tap_totals
