@@ -9,7 +9,7 @@
 #   make install [PREFIX=/usr/local] [DESTDIR=] [KDIR=]
 #                        library, headers, tool, man pages, module (+depmod)
 
-VERSION    := 1.1.0
+VERSION    := 1.2.0
 KERNEL     ?= 6.1
 IBPD_CACHE ?= $(HOME)/.cache/ibpd
 export IBPD_CACHE

@@ -17,8 +17,14 @@
 
 struct ib_dmah;
 
-#define IBPD_DEFAULT_MAX_PD	BIT(21)
+/*
+ * A PD costs about 300 bytes of kernel memory, charged to the memory cgroup
+ * of its creator where the kernel allows it: 2^16 PDs (about 20 MB) is what
+ * one user of a shared test box may pin by default. max_pd raises it.
+ */
+#define IBPD_DEFAULT_MAX_PD	BIT(16)
 #define IBPD_MAX_MR		BIT(20)
+#define IBPD_MAX_MR_SIZE	U32_MAX
 
 /* The id of an object: a PD number, an MR key index. */
 struct ibpd_id {
@@ -115,7 +121,7 @@ struct ib_mr *ibpd_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 int ibpd_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 int ibpd_pdn_alloc(struct ibpd_dev *dev, struct ibpd_pd *pd);
 void ibpd_pdn_free(struct ibpd_dev *dev, struct ibpd_pd *pd);
-int ibpd_import_check(struct ibpd_pd *pd, bool check, u32 expected);
+int ibpd_import_check(struct ibpd_pd *pd, const u32 *pdn, const u64 *id);
 int ibpd_mr_key_alloc(struct ibpd_dev *dev, struct ibpd_mr *mr);
 void ibpd_mr_key_free(struct ibpd_dev *dev, struct ibpd_mr *mr);
 int ibpd_dev_init_objects(struct ibpd_dev *dev);

@@ -230,8 +230,7 @@ static void import_unchecked(struct kunit *test)
 	struct ibpd_pd *pd = test_pd(test, dev);
 
 	KUNIT_ASSERT_EQ(test, 0, ibpd_pdn_alloc(dev, pd));
-	KUNIT_EXPECT_EQ(test, 0, ibpd_import_check(pd, false, 0));
-	KUNIT_EXPECT_EQ(test, 0, ibpd_import_check(pd, false, pd->pdn.id + 1));
+	KUNIT_EXPECT_EQ(test, 0, ibpd_import_check(pd, NULL, NULL));
 	ibpd_pdn_free(dev, pd);
 }
 
@@ -241,7 +240,9 @@ static void import_checked_match(struct kunit *test)
 	struct ibpd_pd *pd = test_pd(test, dev);
 
 	KUNIT_ASSERT_EQ(test, 0, ibpd_pdn_alloc(dev, pd));
-	KUNIT_EXPECT_EQ(test, 0, ibpd_import_check(pd, true, pd->pdn.id));
+	KUNIT_EXPECT_EQ(test, 0, ibpd_import_check(pd, &pd->pdn.id, NULL));
+	KUNIT_EXPECT_EQ(test, 0, ibpd_import_check(pd, NULL, &pd->id));
+	KUNIT_EXPECT_EQ(test, 0, ibpd_import_check(pd, &pd->pdn.id, &pd->id));
 	ibpd_pdn_free(dev, pd);
 }
 
@@ -256,9 +257,77 @@ static void import_checked_stale(struct kunit *test)
 	old = a->pdn.id;
 	ibpd_pdn_free(dev, a);
 	KUNIT_ASSERT_EQ(test, 0, ibpd_pdn_alloc(dev, b));
-	KUNIT_EXPECT_EQ(test, -ESTALE, ibpd_import_check(b, true, old));
-	KUNIT_EXPECT_EQ(test, -ESTALE, ibpd_import_check(b, true, 0));
+	KUNIT_EXPECT_EQ(test, -ESTALE, ibpd_import_check(b, &old, NULL));
+	old = 0;
+	KUNIT_EXPECT_EQ(test, -ESTALE, ibpd_import_check(b, &old, NULL));
 	ibpd_pdn_free(dev, b);
+}
+
+/* PDs made through ibpd_alloc_pd(), as uverbs makes them. */
+static void alloc_pd(struct kunit *test, struct ibpd_pd *pd)
+{
+	KUNIT_ASSERT_EQ(test, 0, ibpd_alloc_pd(&pd->ibpd, NULL));
+}
+
+static void pd_ids_count_up_from_one(struct kunit *test)
+{
+	struct ibpd_dev *dev = test_dev(test);
+	struct ibpd_pd *a = test_pd(test, dev), *b = test_pd(test, dev);
+
+	alloc_pd(test, a);
+	alloc_pd(test, b);
+	KUNIT_EXPECT_EQ(test, 1ULL, a->id);
+	KUNIT_EXPECT_EQ(test, 2ULL, b->id);
+	ibpd_dealloc_pd(&a->ibpd, NULL);
+	ibpd_dealloc_pd(&b->ibpd, NULL);
+}
+
+/*
+ * The ABA case: the pdn space wraps and a new PD gets the pdn of a
+ * destroyed one. A check of the pdn cannot tell them apart; a check of the
+ * identity can.
+ */
+static void pd_id_survives_pdn_wrap(struct kunit *test)
+{
+	struct ibpd_dev *dev = test_dev(test);
+	struct ibpd_pd *a = test_pd(test, dev), *b = test_pd(test, dev);
+	u64 old_id;
+	u32 old_pdn;
+
+	alloc_pd(test, a);
+	old_pdn = a->pdn.id;
+	old_id = a->id;
+	ibpd_dealloc_pd(&a->ibpd, NULL);
+	dev->pds.next = old_pdn;	/* as 2^24 allocations later */
+	alloc_pd(test, b);
+	KUNIT_EXPECT_EQ(test, old_pdn, b->pdn.id);
+	KUNIT_EXPECT_NE(test, old_id, b->id);
+	KUNIT_EXPECT_EQ(test, 0, ibpd_import_check(b, &old_pdn, NULL));
+	KUNIT_EXPECT_EQ(test, -ESTALE, ibpd_import_check(b, NULL, &old_id));
+	KUNIT_EXPECT_EQ(test, -ESTALE,
+			ibpd_import_check(b, &old_pdn, &old_id));
+	ibpd_dealloc_pd(&b->ibpd, NULL);
+}
+
+/* A failed allocation consumes no identity. */
+static void pd_id_not_consumed_by_failure(struct kunit *test)
+{
+	struct ibpd_dev *dev = test_dev(test);
+	struct ibpd_pd *a = test_pd(test, dev), *b = test_pd(test, dev);
+	int i;
+
+	alloc_pd(test, a);
+	dev->fail_alloc_pd = true;
+	for (i = 0; i < 3; i++)
+		KUNIT_EXPECT_EQ(test, -ENOMEM, ibpd_alloc_pd(&b->ibpd, NULL));
+	dev->fail_alloc_pd = false;
+	dev->max_pd = 1;
+	KUNIT_EXPECT_EQ(test, -ENOMEM, ibpd_alloc_pd(&b->ibpd, NULL));
+	dev->max_pd = 2;
+	alloc_pd(test, b);
+	KUNIT_EXPECT_EQ(test, a->id + 1, b->id);
+	ibpd_dealloc_pd(&a->ibpd, NULL);
+	ibpd_dealloc_pd(&b->ibpd, NULL);
 }
 
 static void import_fault_knob(struct kunit *test)
@@ -268,9 +337,9 @@ static void import_fault_knob(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, 0, ibpd_pdn_alloc(dev, pd));
 	dev->fail_import = true;
-	KUNIT_EXPECT_EQ(test, -ENOMEM, ibpd_import_check(pd, true, pd->pdn.id));
+	KUNIT_EXPECT_EQ(test, -ENOMEM, ibpd_import_check(pd, NULL, NULL));
 	dev->fail_import = false;
-	KUNIT_EXPECT_EQ(test, 0, ibpd_import_check(pd, true, pd->pdn.id));
+	KUNIT_EXPECT_EQ(test, 0, ibpd_import_check(pd, &pd->pdn.id, NULL));
 	ibpd_pdn_free(dev, pd);
 }
 
@@ -279,6 +348,9 @@ static struct kunit_case ibpd_import_cases[] = {
 	KUNIT_CASE(import_checked_match),
 	KUNIT_CASE(import_checked_stale),
 	KUNIT_CASE(import_fault_knob),
+	KUNIT_CASE(pd_ids_count_up_from_one),
+	KUNIT_CASE(pd_id_survives_pdn_wrap),
+	KUNIT_CASE(pd_id_not_consumed_by_failure),
 	{}
 };
 

@@ -23,7 +23,7 @@ MODULE_PARM_DESC(ndevs, "Number of ibpd devices created at load (default 1)");
 
 unsigned int ibpd_max_pd = IBPD_DEFAULT_MAX_PD;
 module_param_named(max_pd, ibpd_max_pd, uint, 0644);
-MODULE_PARM_DESC(max_pd, "Default max_pd of new devices (default 2097152)");
+MODULE_PARM_DESC(max_pd, "Default max_pd of new devices (default 65536)");
 
 /* At registration, and again after each network namespace move. */
 static int ibpd_enable_driver(struct ib_device *ibdev)

@@ -27,7 +27,8 @@ static int UVERBS_HANDLER(IBPD_METHOD_PD_ALLOC)(struct uverbs_attr_bundle *attrs
 	struct ib_pd *pd;
 	int ret;
 
-	pd = rdma_zalloc_drv_obj(ibdev, ib_pd);
+	/* user-created: charged to the caller's memory cgroup */
+	pd = rdma_zalloc_drv_obj_gfp(ibdev, ib_pd, GFP_KERNEL_ACCOUNT);
 	if (!pd)
 		return -ENOMEM;
 
@@ -45,8 +46,13 @@ static int UVERBS_HANDLER(IBPD_METHOD_PD_ALLOC)(struct uverbs_attr_bundle *attrs
 	uobj->object = pd;
 	uverbs_finalize_uobj_create(attrs, IBPD_ATTR_PD_ALLOC_HANDLE);
 
-	return uverbs_copy_to(attrs, IBPD_ATTR_PD_ALLOC_RESP_PDN,
-			      &to_ipd(pd)->pdn.id, sizeof(u32));
+	ret = uverbs_copy_to(attrs, IBPD_ATTR_PD_ALLOC_RESP_PDN,
+			     &to_ipd(pd)->pdn.id, sizeof(u32));
+	if (ret)
+		return ret;
+	ret = uverbs_copy_to(attrs, IBPD_ATTR_PD_ALLOC_RESP_ID, &to_ipd(pd)->id,
+			     sizeof(u64));
+	return IS_UVERBS_COPY_ERR(ret) ? ret : 0;
 
 err_free:
 	rdma_restrack_put(&pd->res);
@@ -63,18 +69,23 @@ static int UVERBS_HANDLER(IBPD_METHOD_PD_IMPORT)(struct uverbs_attr_bundle *attr
 {
 	struct ib_pd *ibpd =
 		uverbs_attr_get_obj(attrs, IBPD_ATTR_PD_IMPORT_HANDLE);
-	bool check = uverbs_attr_is_valid(attrs, IBPD_ATTR_PD_IMPORT_PDN);
 	struct ibpd_pd *pd = to_ipd(ibpd);
-	u32 expected = 0, usecnt;
+	u32 pdn, usecnt, *want_pdn = NULL;
+	u64 id, *want_id = NULL;
 	int ret;
 
-	if (check) {
-		ret = uverbs_copy_from(&expected, attrs,
-				       IBPD_ATTR_PD_IMPORT_PDN);
-		if (ret)
-			return ret;
-	}
-	ret = ibpd_import_check(pd, check, expected);
+	/* the expected pdn and identity, each when given */
+	ret = uverbs_copy_from(&pdn, attrs, IBPD_ATTR_PD_IMPORT_PDN);
+	if (!ret)
+		want_pdn = &pdn;
+	else if (ret != -ENOENT)
+		return ret;
+	ret = uverbs_copy_from(&id, attrs, IBPD_ATTR_PD_IMPORT_ID);
+	if (!ret)
+		want_id = &id;
+	else if (ret != -ENOENT)
+		return ret;
+	ret = ibpd_import_check(pd, want_pdn, want_id);
 	if (ret)
 		return ret;
 
@@ -87,6 +98,10 @@ static int UVERBS_HANDLER(IBPD_METHOD_PD_IMPORT)(struct uverbs_attr_bundle *attr
 	usecnt = atomic_read(&ibpd->usecnt);
 	ret = uverbs_copy_to(attrs, IBPD_ATTR_PD_IMPORT_RESP_USECNT, &usecnt,
 			     sizeof(usecnt));
+	if (IS_UVERBS_COPY_ERR(ret))
+		return ret;
+	ret = uverbs_copy_to(attrs, IBPD_ATTR_PD_IMPORT_RESP_ID, &pd->id,
+			     sizeof(pd->id));
 	return IS_UVERBS_COPY_ERR(ret) ? ret : 0;
 }
 
@@ -97,7 +112,10 @@ DECLARE_UVERBS_NAMED_METHOD(IBPD_METHOD_PD_ALLOC,
 					    UA_MANDATORY),
 			    UVERBS_ATTR_PTR_OUT(IBPD_ATTR_PD_ALLOC_RESP_PDN,
 						UVERBS_ATTR_TYPE(u32),
-						UA_MANDATORY));
+						UA_MANDATORY),
+			    UVERBS_ATTR_PTR_OUT(IBPD_ATTR_PD_ALLOC_RESP_ID,
+						UVERBS_ATTR_TYPE(u64),
+						UA_OPTIONAL));
 
 DECLARE_UVERBS_NAMED_METHOD(IBPD_METHOD_PD_IMPORT,
 			    UVERBS_ATTR_IDR(IBPD_ATTR_PD_IMPORT_HANDLE,
@@ -112,6 +130,12 @@ DECLARE_UVERBS_NAMED_METHOD(IBPD_METHOD_PD_IMPORT,
 						UA_MANDATORY),
 			    UVERBS_ATTR_PTR_OUT(IBPD_ATTR_PD_IMPORT_RESP_USECNT,
 						UVERBS_ATTR_TYPE(u32),
+						UA_OPTIONAL),
+			    UVERBS_ATTR_PTR_IN(IBPD_ATTR_PD_IMPORT_ID,
+					       UVERBS_ATTR_TYPE(u64),
+					       UA_OPTIONAL),
+			    UVERBS_ATTR_PTR_OUT(IBPD_ATTR_PD_IMPORT_RESP_ID,
+						UVERBS_ATTR_TYPE(u64),
 						UA_OPTIONAL));
 
 ADD_UVERBS_METHODS(ibpd_ib_pd,

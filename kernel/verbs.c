@@ -27,7 +27,7 @@ int ibpd_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 
 	memset(attr, 0, sizeof(*attr));
 	attr->fw_ver = 1;
-	attr->max_mr_size = U32_MAX;
+	attr->max_mr_size = IBPD_MAX_MR_SIZE;
 	attr->page_size_cap = PAGE_SIZE;
 	attr->vendor_part_id = 1;
 	attr->max_pd = READ_ONCE(dev->max_pd);
@@ -69,9 +69,10 @@ enum rdma_link_layer ibpd_get_link_layer(struct ib_device *ibdev, u32 port)
 	return IB_LINK_LAYER_UNSPECIFIED;
 }
 
+/* No driver data in either direction: refuse input, zero the response. */
 int ibpd_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 {
-	return 0;
+	return ib_no_udata_io(udata);
 }
 
 void ibpd_dealloc_ucontext(struct ib_ucontext *ibuc)
@@ -199,6 +200,23 @@ void ibpd_pdn_free(struct ibpd_dev *dev, struct ibpd_pd *pd)
 }
 EXPORT_SYMBOL_IF_KUNIT(ibpd_pdn_free);
 
+/*
+ * A PD's identity comes from a counter that never goes back, but for the
+ * identity of an allocation that failed: given back when no one took one
+ * since, so that failures alone never advance it.
+ */
+static void ibpd_pd_id_alloc(struct ibpd_dev *dev, struct ibpd_pd *pd)
+{
+	pd->id = atomic64_inc_return(&dev->pd_id);
+}
+
+static void ibpd_pd_id_unalloc(struct ibpd_dev *dev, struct ibpd_pd *pd)
+{
+	atomic64_cmpxchg(&dev->pd_id, pd->id, pd->id - 1);
+	pd->id = 0;
+}
+
+/* ALLOC_PD has no driver input; its response is struct ibpd_alloc_pd_resp. */
 int ibpd_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
 	struct ibpd_dev *dev = to_idev(ibpd->device);
@@ -206,36 +224,49 @@ int ibpd_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	struct ibpd_alloc_pd_resp resp = {};
 	int ret;
 
-	ret = ibpd_pdn_alloc(dev, pd);
+	ret = ib_is_udata_in_empty(udata);
 	if (ret)
 		return ret;
 
-	if (udata && udata->outlen) {
+	ret = ibpd_pdn_alloc(dev, pd);
+	if (ret)
+		return ret;
+	ibpd_pd_id_alloc(dev, pd);
+
+	if (udata) {
 		resp.pdn = pd->pdn.id;
-		ret = ib_copy_to_udata(udata, &resp,
-				       min(udata->outlen, sizeof(resp)));
+		resp.id = pd->id;
+		ret = ib_respond_udata(udata, resp);
 		if (ret)
 			goto err_free;
 	}
 	return 0;
 
 err_free:
+	ibpd_pd_id_unalloc(dev, pd);
 	ibpd_pdn_free(dev, pd);
 	return ret;
 }
+EXPORT_SYMBOL_IF_KUNIT(ibpd_alloc_pd);
 
 int ibpd_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
 	ibpd_pdn_free(to_idev(ibpd->device), to_ipd(ibpd));
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(ibpd_dealloc_pd);
 
-/* What IBPD_METHOD_PD_IMPORT checks before it answers. */
-int ibpd_import_check(struct ibpd_pd *pd, bool check, u32 expected)
+/*
+ * What IBPD_METHOD_PD_IMPORT checks before it answers: the expected pdn
+ * and identity, each when given.
+ */
+int ibpd_import_check(struct ibpd_pd *pd, const u32 *pdn, const u64 *id)
 {
 	if (READ_ONCE(to_idev(pd->ibpd.device)->fail_import))
 		return -ENOMEM;
-	if (check && expected != pd->pdn.id)
+	if (pdn && *pdn != pd->pdn.id)
+		return -ESTALE;
+	if (id && *id != pd->id)
 		return -ESTALE;
 	return 0;
 }
@@ -271,11 +302,18 @@ struct ib_mr *ibpd_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 
 	if (dmah)
 		return ERR_PTR(-EOPNOTSUPP);
+	/* No driver data: refuse input, zero the response. */
+	ret = ib_no_udata_io(udata);
+	if (ret)
+		return ERR_PTR(ret);
 	/* ib_check_mr_access() has already refused flags we do not support. */
+	if (length > IBPD_MAX_MR_SIZE)
+		return ERR_PTR(-EINVAL);
 	if (READ_ONCE(dev->fail_reg_mr))
 		return ERR_PTR(-ENOMEM);
 
-	mr = kzalloc_obj(*mr);
+	/* user-created: charged to the caller's memory cgroup */
+	mr = kzalloc_obj(*mr, GFP_KERNEL_ACCOUNT);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
 
@@ -328,6 +366,7 @@ int ibpd_dev_init_objects(struct ibpd_dev *dev)
 		return ret;
 	}
 	dev->max_pd = clamp(ibpd_max_pd, 1U, IBPD_PDN_MAX);
+	atomic64_set(&dev->pd_id, 0);
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(ibpd_dev_init_objects);

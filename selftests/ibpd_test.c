@@ -201,6 +201,257 @@ TEST_F(pd, stale_handle_estale)
 	ASSERT_EQ(0, ibpd_dealloc_pd(b));
 }
 
+/*
+ * pdns wrap after 2^24 allocations (here at once, through the pdn_next
+ * knob), and a reused handle can then name a new PD with the old pdn: the
+ * pdn check cannot tell, the identity can.
+ */
+TEST_F(pd, stale_handle_after_pdn_wrap)
+{
+	struct ibpd_pd *a, *b, *imp;
+	uint32_t h, old_pdn;
+	uint64_t old_id;
+
+	a = ibpd_alloc_pd(self->ctx);
+	ASSERT_NE(NULL, a);
+	h = ibpd_pd_handle(a);
+	old_pdn = ibpd_pd_pdn(a);
+	old_id = ibpd_pd_id(a);
+	ASSERT_NE(0, old_id);
+	ASSERT_EQ(0, ibpd_dealloc_pd(a));
+
+	ASSERT_EQ(0, dbg_write("pdn_next", old_pdn));
+	b = ibpd_alloc_pd_write(self->ctx);
+	ASSERT_NE(NULL, b);
+	ASSERT_EQ(h, ibpd_pd_handle(b));
+	ASSERT_EQ(old_pdn, ibpd_pd_pdn(b));	/* same handle, same pdn */
+	EXPECT_LT(old_id, ibpd_pd_id(b));
+
+	imp = ibpd_import_pd_checked(self->ctx, h, old_pdn);
+	EXPECT_NE(NULL, imp);		/* the pdn check is fooled ... */
+	if (imp)
+		ibpd_unimport_pd(imp);
+	errno = 0;
+	EXPECT_EQ(NULL, ibpd_import_pd_id(self->ctx, h, old_id));
+	EXPECT_EQ(ESTALE, errno);	/* ... the identity is not */
+	imp = ibpd_import_pd_id(self->ctx, h, ibpd_pd_id(b));
+	ASSERT_NE(NULL, imp);
+	EXPECT_EQ(ibpd_pd_id(b), ibpd_pd_id(imp));
+	ibpd_unimport_pd(imp);
+	errno = 0;
+	EXPECT_EQ(NULL, ibpd_import_pd_id(self->ctx, h, 0));
+	EXPECT_EQ(EINVAL, errno);
+	ASSERT_EQ(0, ibpd_dealloc_pd(b));
+}
+
+/* A failed allocation, here a response the kernel cannot write, uses up
+ * no identity: the next PD's follows the last one's.
+ */
+TEST_F(pd, failed_alloc_keeps_identity)
+{
+	struct ib_uverbs_alloc_pd req = {};
+	struct ib_uverbs_alloc_pd_resp resp;
+	struct ibpd_pd *a, *b;
+	int i;
+
+	a = ibpd_alloc_pd(self->ctx);
+	ASSERT_NE(NULL, a);
+	for (i = 0; i < 5; i++)
+		EXPECT_EQ(EFAULT,
+			  raw_write(ibpd_context_cmd_fd(self->ctx),
+				    IB_USER_VERBS_CMD_ALLOC_PD, &req,
+				    sizeof(req), &resp, sizeof(resp), NULL, 0,
+				    (void *)8, 16));
+	b = ibpd_alloc_pd(self->ctx);
+	ASSERT_NE(NULL, b);
+	EXPECT_EQ(ibpd_pd_id(a) + 1, ibpd_pd_id(b));
+	EXPECT_EQ(self->base_pds + 2, dbg_read("num_pds"));
+	ASSERT_EQ(0, ibpd_dealloc_pd(b));
+	ASSERT_EQ(0, ibpd_dealloc_pd(a));
+}
+
+/*
+ * udata rules: driver input the driver does not define must be zero
+ * (EOPNOTSUPP otherwise); a response buffer longer than the driver's
+ * response is zero-filled.
+ */
+TEST_F(pd, alloc_pd_udata)
+{
+	int fd = ibpd_context_cmd_fd(self->ctx);
+	struct ib_uverbs_alloc_pd req = {};
+	struct ib_uverbs_alloc_pd_resp resp;
+	uint8_t uin[16] = {}, uout[32];
+	struct ibpd_alloc_pd_resp *drv = (void *)uout;
+	struct ib_uverbs_dealloc_pd dreq = {};
+	struct ibpd_pd *pd;
+	int i;
+
+	uin[15] = 1;
+	EXPECT_EQ(EOPNOTSUPP, raw_write(fd, IB_USER_VERBS_CMD_ALLOC_PD, &req,
+					sizeof(req), &resp, sizeof(resp), uin,
+					sizeof(uin), NULL, 0));
+	EXPECT_EQ(self->base_pds, dbg_read("num_pds"));
+
+	uin[15] = 0;
+	memset(uout, 0xff, sizeof(uout));
+	ASSERT_EQ(0, raw_write(fd, IB_USER_VERBS_CMD_ALLOC_PD, &req,
+			       sizeof(req), &resp, sizeof(resp), uin,
+			       sizeof(uin), uout, sizeof(uout)));
+	pd = ibpd_import_pd(self->ctx, resp.pd_handle);
+	ASSERT_NE(NULL, pd);
+	EXPECT_EQ(ibpd_pd_pdn(pd), drv->pdn);
+	EXPECT_EQ(0, drv->reserved);
+	EXPECT_EQ(ibpd_pd_id(pd), drv->id);
+	for (i = sizeof(*drv); i < sizeof(uout); i++)
+		EXPECT_EQ(0, uout[i]);
+	ibpd_unimport_pd(pd);
+
+	/* a short buffer gets the leading fields */
+	memset(uout, 0xff, sizeof(uout));
+	dreq.pd_handle = resp.pd_handle;
+	ASSERT_EQ(0, raw_write(fd, IB_USER_VERBS_CMD_DEALLOC_PD, &dreq,
+			       sizeof(dreq), NULL, 0, NULL, 0, NULL, 0));
+	ASSERT_EQ(0, raw_write(fd, IB_USER_VERBS_CMD_ALLOC_PD, &req,
+			       sizeof(req), &resp, sizeof(resp), NULL, 0,
+			       uout, 4));
+	EXPECT_NE(0xffffffff, drv->pdn);
+	EXPECT_EQ(0xffffffff, drv->reserved);
+	dreq.pd_handle = resp.pd_handle;
+	ASSERT_EQ(0, raw_write(fd, IB_USER_VERBS_CMD_DEALLOC_PD, &dreq,
+			       sizeof(dreq), NULL, 0, NULL, 0, NULL, 0));
+	EXPECT_EQ(self->base_pds, dbg_read("num_pds"));
+}
+
+TEST_F(pd, reg_mr_udata)
+{
+	int fd = ibpd_context_cmd_fd(self->ctx);
+	struct ibpd_pd *pd = ibpd_alloc_pd(self->ctx);
+	struct ib_uverbs_reg_mr req = {};
+	struct ib_uverbs_reg_mr_resp resp;
+	struct ib_uverbs_dereg_mr dreq = {};
+	uint8_t uin[8] = { 1 }, uout[16];
+	int i;
+
+	ASSERT_NE(NULL, pd);
+	req.start = (uintptr_t)self->buf;
+	req.hca_va = req.start;
+	req.length = 4096;
+	req.pd_handle = ibpd_pd_handle(pd);
+	EXPECT_EQ(EOPNOTSUPP, raw_write(fd, IB_USER_VERBS_CMD_REG_MR, &req,
+					sizeof(req), &resp, sizeof(resp), uin,
+					sizeof(uin), NULL, 0));
+	EXPECT_EQ(self->base_mrs, dbg_read("num_mrs"));
+	uin[0] = 0;
+	memset(uout, 0xff, sizeof(uout));
+	ASSERT_EQ(0, raw_write(fd, IB_USER_VERBS_CMD_REG_MR, &req, sizeof(req),
+			       &resp, sizeof(resp), uin, sizeof(uin), uout,
+			       sizeof(uout)));
+	for (i = 0; i < sizeof(uout); i++)
+		EXPECT_EQ(0, uout[i]);
+	dreq.mr_handle = resp.mr_handle;
+	ASSERT_EQ(0, raw_write(fd, IB_USER_VERBS_CMD_DEREG_MR, &dreq,
+			       sizeof(dreq), NULL, 0, NULL, 0, NULL, 0));
+	ASSERT_EQ(0, ibpd_dealloc_pd(pd));
+}
+
+/* The device's max_mr_size is what reg_mr enforces. */
+TEST_F(pd, reg_mr_max_size)
+{
+	struct ibpd_pd *pd = ibpd_alloc_pd(self->ctx);
+	void *hole = (void *)(1UL << 40);	/* nothing mapped there */
+
+	ASSERT_NE(NULL, pd);
+	errno = 0;
+	EXPECT_EQ(NULL, ibpd_reg_mr(pd, hole, (size_t)UINT32_MAX + 1, 0));
+	EXPECT_EQ(EINVAL, errno);
+	errno = 0;
+	EXPECT_EQ(NULL, ibpd_reg_mr(pd, hole, (size_t)1 << 40, 0));
+	EXPECT_EQ(EINVAL, errno);
+	/* within the limit: the pages are missing, not the size wrong */
+	errno = 0;
+	EXPECT_EQ(NULL, ibpd_reg_mr(pd, hole, UINT32_MAX, 0));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(self->base_mrs, dbg_read("num_mrs"));
+	ASSERT_EQ(0, ibpd_dealloc_pd(pd));
+}
+
+/*
+ * The pds listing reads a buffer at a time and goes on where it stopped:
+ * in reads of any size, every live PD is listed once.
+ */
+TEST_F(pd, debugfs_pds_in_small_reads)
+{
+	const int n = 3000;
+	struct ibpd_pd **pds = calloc(n, sizeof(*pds));
+	static char seen[IBPD_PDN_MAX + 1];
+	size_t sizes[] = { 1, 7, 100, 4096, 65536 };
+	char path[256], *text = malloc(1 << 20);
+	unsigned int pdn, k;
+	int i, fd, dups, mine;
+	ssize_t len, r;
+	char *line;
+
+	ASSERT_NE(NULL, pds);
+	ASSERT_NE(NULL, text);
+	for (i = 0; i < n; i++) {
+		pds[i] = ibpd_alloc_pd(self->ctx);
+		ASSERT_NE(NULL, pds[i]);
+	}
+	dbg_path(path, sizeof(path), "pds");
+	for (k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		fd = open(path, O_RDONLY);
+		ASSERT_LE(0, fd);
+		len = 0;
+		while ((r = read(fd, text + len, sizes[k])) > 0)
+			len += r;
+		close(fd);
+		ASSERT_LE(0, r);
+		text[len] = 0;
+		memset(seen, 0, sizeof(seen));
+		dups = 0;
+		for (line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
+			if (sscanf(line, "%u", &pdn) == 1 && pdn <= IBPD_PDN_MAX)
+				dups += seen[pdn]++ > 0;
+		mine = 0;
+		for (i = 0; i < n; i++)
+			mine += seen[ibpd_pd_pdn(pds[i])] == 1;
+		EXPECT_EQ(0, dups);
+		EXPECT_EQ(n, mine);
+		TH_LOG("reads of %zu bytes: %d PDs listed once, %d twice",
+		       sizes[k], mine, dups);
+	}
+	for (i = 0; i < n; i++)
+		ASSERT_EQ(0, ibpd_dealloc_pd(pds[i]));
+	free(pds);
+	free(text);
+}
+
+/* GET_CONTEXT has no driver data either way. */
+TEST(alloc_ucontext_udata)
+{
+	uint8_t uin[8] = { 0, 0, 0, 1 }, uout[16];
+	struct raw_cmd c;
+	uint32_t vecs;
+	int fd, i;
+
+	fd = open_uverbs(test_dev());
+	if (fd < 0)
+		SKIP(return, "no uverbs device for %s", test_dev());
+	raw_init(&c, UVERBS_OBJECT_DEVICE, UVERBS_METHOD_GET_CONTEXT);
+	raw_attr(&c, UVERBS_ATTR_GET_CONTEXT_NUM_COMP_VECTORS, 4,
+		 (uintptr_t)&vecs);
+	raw_in(&c, UVERBS_ATTR_UHW_IN, uin, sizeof(uin));
+	EXPECT_EQ(EOPNOTSUPP, raw_exec(fd, &c));
+	c.attrs[1].data = 0;	/* inline: all zero */
+	memset(uout, 0xff, sizeof(uout));
+	raw_attr(&c, UVERBS_ATTR_UHW_OUT, sizeof(uout), (uintptr_t)uout);
+	c.hdr.length = 0;
+	ASSERT_EQ(0, raw_exec(fd, &c));
+	for (i = 0; i < sizeof(uout); i++)
+		EXPECT_EQ(0, uout[i]);
+	close(fd);
+}
+
 TEST_F(pd, dealloc_busy_with_mr)
 {
 	struct ibpd_mr *mr, *mr2;
@@ -883,6 +1134,44 @@ TEST_F(abi, import_without_usecnt)
 	ASSERT_EQ(0, raw_exec(self->fd, &c));
 	EXPECT_EQ(ibpd_pd_pdn(self->pd), self->pdn);
 	EXPECT_EQ(0xdead, self->usecnt);
+}
+
+TEST_F(abi, import_by_id)
+{
+	uint64_t id = 0, want;
+	struct raw_cmd c;
+
+	import_cmd(&c, ibpd_pd_handle(self->pd), &self->pdn, &self->usecnt);
+	raw_attr(&c, IBPD_ATTR_PD_IMPORT_RESP_ID, 8, (uintptr_t)&id);
+	ASSERT_EQ(0, raw_exec(self->fd, &c));
+	EXPECT_EQ(ibpd_pd_id(self->pd), id);
+	want = id;
+	raw_attr(&c, IBPD_ATTR_PD_IMPORT_ID, 8, want);
+	c.hdr.length = 0;
+	EXPECT_EQ(0, raw_exec(self->fd, &c));
+	c.attrs[4].data = want + 1;
+	EXPECT_EQ(ESTALE, raw_exec(self->fd, &c));
+	c.attrs[4].data = 0;
+	EXPECT_EQ(ESTALE, raw_exec(self->fd, &c));
+	c.attrs[4].len = 4;	/* the identity is a __u64 */
+	c.attrs[4].data = want;
+	EXPECT_EQ(EINVAL, raw_exec(self->fd, &c));
+	c.attrs[3].len = 4;
+	EXPECT_EQ(EINVAL, raw_exec(self->fd, &c));
+}
+
+TEST_F(abi, alloc_returns_id)
+{
+	uint64_t id = 0;
+	uint32_t pdn = 0;
+	struct raw_cmd c;
+
+	raw_init(&c, UVERBS_OBJECT_PD, IBPD_METHOD_PD_ALLOC);
+	raw_attr(&c, IBPD_ATTR_PD_ALLOC_HANDLE, 0, 0);
+	raw_attr(&c, IBPD_ATTR_PD_ALLOC_RESP_PDN, 4, (uintptr_t)&pdn);
+	raw_attr(&c, IBPD_ATTR_PD_ALLOC_RESP_ID, 8, (uintptr_t)&id);
+	ASSERT_EQ(0, raw_exec(self->fd, &c));
+	EXPECT_LT(ibpd_pd_id(self->pd), id);
 }
 
 TEST_F(abi, unknown_method)

@@ -103,7 +103,7 @@ ok $? "pds on rxe0: handles listed, pdn and use count unknown (null)"
 ok $? "demo: the whole story, exit 0"
 
 "$ibpd" -d rxe0 demo > "$tmp/out" 2>&1
-[ $? = 1 ] && grep -q 'ibpd_import_pd_checked: Operation not supported' "$tmp/out"
+[ $? = 1 ] && grep -q 'ibpd_import_pd_id: Operation not supported' "$tmp/out"
 ok $? "demo on rxe0: import fails with EOPNOTSUPP, exit 1"
 
 tap_totals

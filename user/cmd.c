@@ -36,7 +36,24 @@ struct ib_uverbs_attr *ibpd_cmd_add(struct ibpd_cmd *cmd, uint16_t attr_id,
 }
 
 /* Inputs of up to 8 bytes travel inline in the data field. */
+static void ibpd_cmd_in(struct ibpd_cmd *cmd, uint16_t attr_id,
+			const void *buf, uint16_t len)
+{
+	struct ib_uverbs_attr *attr;
+
+	attr = ibpd_cmd_add(cmd, attr_id, len, (uintptr_t)buf);
+	if (len <= sizeof(attr->data)) {
+		attr->data = 0;
+		memcpy(&attr->data, buf, len);
+	}
+}
+
 void ibpd_cmd_in_u32(struct ibpd_cmd *cmd, uint16_t attr_id, uint32_t val)
+{
+	ibpd_cmd_add(cmd, attr_id, sizeof(val), val);
+}
+
+void ibpd_cmd_in_u64(struct ibpd_cmd *cmd, uint16_t attr_id, uint64_t val)
 {
 	ibpd_cmd_add(cmd, attr_id, sizeof(val), val);
 }
@@ -77,7 +94,7 @@ int ibpd_cmd_write(const struct ibpd_context *ctx, uint32_t command,
 	ibpd_cmd_init(&cmd, ctx, UVERBS_OBJECT_DEVICE,
 		      UVERBS_METHOD_INVOKE_WRITE);
 	ibpd_cmd_add(&cmd, UVERBS_ATTR_WRITE_CMD, sizeof(uint64_t), command);
-	ibpd_cmd_add(&cmd, UVERBS_ATTR_CORE_IN, in_len, (uintptr_t)in);
+	ibpd_cmd_in(&cmd, UVERBS_ATTR_CORE_IN, in, in_len);
 	ibpd_cmd_out(&cmd, UVERBS_ATTR_CORE_OUT, out, out_len);
 	if (drv_out_len)
 		ibpd_cmd_out(&cmd, UVERBS_ATTR_UHW_OUT, drv_out, drv_out_len);

@@ -57,10 +57,13 @@ int ibpd_dealloc_pd(struct ibpd_pd *pd);
 struct ibpd_pd *ibpd_import_pd(struct ibpd_context *ctx, uint32_t pd_handle);
 struct ibpd_pd *ibpd_import_pd_checked(struct ibpd_context *ctx,
 				       uint32_t pd_handle, uint32_t pdn);
+struct ibpd_pd *ibpd_import_pd_id(struct ibpd_context *ctx,
+				  uint32_t pd_handle, uint64_t id);
 void ibpd_unimport_pd(struct ibpd_pd *pd);
 int ibpd_query_pd(struct ibpd_pd *pd, uint32_t *pdn, uint32_t *usecnt);
 uint32_t ibpd_pd_handle(const struct ibpd_pd *pd);
 uint32_t ibpd_pd_pdn(const struct ibpd_pd *pd);
+uint64_t ibpd_pd_id(const struct ibpd_pd *pd);
 struct ibpd_context *ibpd_pd_context(const struct ibpd_pd *pd);
 
 /*

@@ -30,6 +30,7 @@ struct ibpd_pd {
 	struct ibpd_context *context;
 	uint32_t handle;
 	uint32_t pdn;		/* 0: unknown (device without ibpd methods) */
+	uint64_t id;		/* identity; 0: unknown, as pdn */
 };
 
 struct ibpd_mr {
@@ -50,6 +51,7 @@ void ibpd_cmd_init(struct ibpd_cmd *cmd, const struct ibpd_context *ctx,
 struct ib_uverbs_attr *ibpd_cmd_add(struct ibpd_cmd *cmd, uint16_t attr_id,
 				    uint16_t len, uint64_t data);
 void ibpd_cmd_in_u32(struct ibpd_cmd *cmd, uint16_t attr_id, uint32_t val);
+void ibpd_cmd_in_u64(struct ibpd_cmd *cmd, uint16_t attr_id, uint64_t val);
 void ibpd_cmd_out(struct ibpd_cmd *cmd, uint16_t attr_id, void *buf,
 		  uint16_t len);
 struct ib_uverbs_attr *ibpd_cmd_idr(struct ibpd_cmd *cmd, uint16_t attr_id,

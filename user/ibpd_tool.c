@@ -32,6 +32,7 @@
 struct share_msg {
 	uint32_t handle;
 	uint32_t pdn;
+	uint64_t id;
 };
 
 #define EXIT_USAGE 2
@@ -112,13 +113,13 @@ static int demo_child(int sock)
 	say("ibpd_import_device(%d) -> context on %s  [ibv_import_device]", fd,
 	    ibpd_context_ibdev_name(ctx));
 
-	pd = ibpd_import_pd_checked(ctx, m.handle, m.pdn);
+	pd = ibpd_import_pd_id(ctx, m.handle, m.id);
 	if (!pd) {
-		say("ibpd_import_pd_checked: %s", strerror(errno));
+		say("ibpd_import_pd_id: %s", strerror(errno));
 		return 1;
 	}
-	say("ibpd_import_pd_checked(handle %u, pdn %u) -> PD pdn %u, no new kernel object  [ibv_import_pd, and the pdn must still match]",
-	    m.handle, m.pdn, ibpd_pd_pdn(pd));
+	say("ibpd_import_pd_id(handle %u, id %llu) -> PD pdn %u, no new kernel object  [ibv_import_pd, and the handle must still name that PD]",
+	    m.handle, (unsigned long long)m.id, ibpd_pd_pdn(pd));
 
 	buf = aligned_alloc(4096, len);
 	if (!buf)
@@ -165,8 +166,9 @@ static int demo(void)
 		say("ibpd_alloc_pd: %s", strerror(errno));
 		return 1;
 	}
-	say("ibpd_alloc_pd -> handle %u, pdn %u  [ibv_alloc_pd; pd->handle]",
-	    ibpd_pd_handle(pd), ibpd_pd_pdn(pd));
+	say("ibpd_alloc_pd -> handle %u, pdn %u, id %llu  [ibv_alloc_pd; pd->handle]",
+	    ibpd_pd_handle(pd), ibpd_pd_pdn(pd),
+	    (unsigned long long)ibpd_pd_id(pd));
 	show_pds();
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv))
@@ -182,10 +184,11 @@ static int demo(void)
 
 	m.handle = ibpd_pd_handle(pd);
 	m.pdn = ibpd_pd_pdn(pd);
+	m.id = ibpd_pd_id(pd);
 	if (ibpd_send_fd(sv[0], ibpd_context_cmd_fd(ctx), &m, sizeof(m)))
 		return 1;
-	say("sent the cmd fd, PD handle %u and pdn %u to pid %d", m.handle,
-	    m.pdn, pid);
+	say("sent the cmd fd, PD handle %u and id %llu to pid %d", m.handle,
+	    (unsigned long long)m.id, pid);
 	if (step(sv[0], 0, 'm'))
 		goto child_failed;
 

@@ -17,7 +17,7 @@
 #include "ibpd_int.h"
 
 static struct ibpd_pd *pd_new(struct ibpd_context *ctx, uint32_t handle,
-			      uint32_t pdn)
+			      uint32_t pdn, uint64_t id)
 {
 	struct ibpd_pd *pd = malloc(sizeof(*pd));
 
@@ -26,6 +26,7 @@ static struct ibpd_pd *pd_new(struct ibpd_context *ctx, uint32_t handle,
 	pd->context = ctx;
 	pd->handle = handle;
 	pd->pdn = pdn;
+	pd->id = id;
 	return pd;
 }
 
@@ -55,7 +56,7 @@ struct ibpd_pd *ibpd_alloc_pd_write(struct ibpd_context *ctx)
 		return NULL;
 	}
 
-	pd = pd_new(ctx, resp.pd_handle, drv.pdn);
+	pd = pd_new(ctx, resp.pd_handle, drv.pdn, drv.id);
 	if (!pd) {
 		struct ibpd_pd tmp = { .context = ctx,
 				       .handle = resp.pd_handle };
@@ -72,18 +73,20 @@ struct ibpd_pd *ibpd_alloc_pd(struct ibpd_context *ctx)
 	struct ibpd_cmd cmd;
 	struct ibpd_pd *pd;
 	uint32_t pdn = 0;
+	uint64_t id = 0;
 	int ret;
 
 	if (__atomic_load_n(&ctx->no_ibpd_methods, __ATOMIC_RELAXED))
 		return ibpd_alloc_pd_write(ctx);
 
-	pd = pd_new(ctx, 0, 0);
+	pd = pd_new(ctx, 0, 0, 0);
 	if (!pd)
 		return NULL;
 
 	ibpd_cmd_init(&cmd, ctx, UVERBS_OBJECT_PD, IBPD_METHOD_PD_ALLOC);
 	handle = ibpd_cmd_idr(&cmd, IBPD_ATTR_PD_ALLOC_HANDLE, 0);
 	ibpd_cmd_out(&cmd, IBPD_ATTR_PD_ALLOC_RESP_PDN, &pdn, sizeof(pdn));
+	ibpd_cmd_out(&cmd, IBPD_ATTR_PD_ALLOC_RESP_ID, &id, sizeof(id));
 	ret = ibpd_cmd_exec(ctx, &cmd);
 	if (ret) {
 		free(pd);
@@ -95,6 +98,7 @@ struct ibpd_pd *ibpd_alloc_pd(struct ibpd_context *ctx)
 
 	pd->handle = handle->data;
 	pd->pdn = pdn;
+	pd->id = id;
 	return pd;
 }
 
@@ -122,8 +126,16 @@ int ibpd_dealloc_pd(struct ibpd_pd *pd)
 	return 0;
 }
 
-static int pd_query(struct ibpd_context *ctx, uint32_t handle, bool check,
-		    uint32_t expected, uint32_t *pdn, uint32_t *usecnt)
+/* What an import or query expects of the PD; an id of 0: anything. */
+struct pd_expect {
+	bool check_pdn;
+	uint32_t pdn;
+	uint64_t id;
+};
+
+static int pd_query(struct ibpd_context *ctx, uint32_t handle,
+		    const struct pd_expect *want, uint32_t *pdn, uint64_t *id,
+		    uint32_t *usecnt)
 {
 	struct ibpd_cmd cmd;
 	int ret;
@@ -133,9 +145,12 @@ static int pd_query(struct ibpd_context *ctx, uint32_t handle, bool check,
 
 	ibpd_cmd_init(&cmd, ctx, UVERBS_OBJECT_PD, IBPD_METHOD_PD_IMPORT);
 	ibpd_cmd_idr(&cmd, IBPD_ATTR_PD_IMPORT_HANDLE, handle);
-	if (check)
-		ibpd_cmd_in_u32(&cmd, IBPD_ATTR_PD_IMPORT_PDN, expected);
+	if (want->check_pdn)
+		ibpd_cmd_in_u32(&cmd, IBPD_ATTR_PD_IMPORT_PDN, want->pdn);
+	if (want->id)
+		ibpd_cmd_in_u64(&cmd, IBPD_ATTR_PD_IMPORT_ID, want->id);
 	ibpd_cmd_out(&cmd, IBPD_ATTR_PD_IMPORT_RESP_PDN, pdn, sizeof(*pdn));
+	ibpd_cmd_out(&cmd, IBPD_ATTR_PD_IMPORT_RESP_ID, id, sizeof(*id));
 	if (usecnt)
 		ibpd_cmd_out(&cmd, IBPD_ATTR_PD_IMPORT_RESP_USECNT, usecnt,
 			     sizeof(*usecnt));
@@ -146,29 +161,42 @@ static int pd_query(struct ibpd_context *ctx, uint32_t handle, bool check,
 }
 
 static struct ibpd_pd *pd_import(struct ibpd_context *ctx, uint32_t handle,
-				 bool check, uint32_t expected)
+				 const struct pd_expect *want)
 {
 	uint32_t pdn;
+	uint64_t id;
 	int ret;
 
 	/* an import needs no use count: one attribute and one copy fewer */
-	ret = pd_query(ctx, handle, check, expected, &pdn, NULL);
+	ret = pd_query(ctx, handle, want, &pdn, &id, NULL);
 	if (ret) {
 		errno = ret;
 		return NULL;
 	}
-	return pd_new(ctx, handle, pdn);
+	return pd_new(ctx, handle, pdn, id);
 }
 
 struct ibpd_pd *ibpd_import_pd(struct ibpd_context *ctx, uint32_t pd_handle)
 {
-	return pd_import(ctx, pd_handle, false, 0);
+	return pd_import(ctx, pd_handle, &(struct pd_expect){});
 }
 
+/* pdns wrap: ibpd_import_pd_id() tells PDs apart for sure. */
 struct ibpd_pd *ibpd_import_pd_checked(struct ibpd_context *ctx,
 				       uint32_t pd_handle, uint32_t pdn)
 {
-	return pd_import(ctx, pd_handle, true, pdn);
+	return pd_import(ctx, pd_handle,
+			 &(struct pd_expect){ .check_pdn = true, .pdn = pdn });
+}
+
+struct ibpd_pd *ibpd_import_pd_id(struct ibpd_context *ctx,
+				  uint32_t pd_handle, uint64_t id)
+{
+	if (!id) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return pd_import(ctx, pd_handle, &(struct pd_expect){ .id = id });
 }
 
 /* Userspace only: the kernel PD and its users are untouched. */
@@ -179,10 +207,15 @@ void ibpd_unimport_pd(struct ibpd_pd *pd)
 
 int ibpd_query_pd(struct ibpd_pd *pd, uint32_t *pdn, uint32_t *usecnt)
 {
+	uint64_t id;
 	uint32_t p, u;
 	int ret;
 
-	ret = pd_query(pd->context, pd->handle, pd->pdn != 0, pd->pdn, &p, &u);
+	/* ESTALE once the handle names another PD */
+	ret = pd_query(pd->context, pd->handle,
+		       &(struct pd_expect){ .check_pdn = pd->pdn != 0,
+					    .pdn = pd->pdn, .id = pd->id },
+		       &p, &id, &u);
 	if (ret)
 		return ret;
 	if (pdn)
@@ -200,6 +233,11 @@ uint32_t ibpd_pd_handle(const struct ibpd_pd *pd)
 uint32_t ibpd_pd_pdn(const struct ibpd_pd *pd)
 {
 	return pd->pdn;
+}
+
+uint64_t ibpd_pd_id(const struct ibpd_pd *pd)
+{
+	return pd->id;
 }
 
 struct ibpd_context *ibpd_pd_context(const struct ibpd_pd *pd)
