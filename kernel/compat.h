@@ -13,18 +13,6 @@
 
 #include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
-#include <rdma/restrack.h>
-
-/*
- * Exported by ib_core but declared only in drivers/infiniband/core/restrack.h,
- * which an out-of-tree module cannot include; in-tree std_types.c includes
- * that header.
- */
-void rdma_restrack_add(struct rdma_restrack_entry *res);
-void rdma_restrack_new(struct rdma_restrack_entry *res,
-		       enum rdma_restrack_type type);
-void rdma_restrack_set_name(struct rdma_restrack_entry *res,
-			    const char *caller);
 
 /*
  * 6.17 added a DMA handle argument to reg_user_mr (IBPD_HAVE_IB_DMAH is
@@ -139,6 +127,20 @@ void ibpd_compat_unregister_driver(void);
 
 #define ib_set_device_ops(ibdev, ops) ibpd_compat_set_device_ops(ibdev, ops)
 #define ib_unregister_driver(id) ibpd_compat_unregister_driver()
+#endif
+
+/*
+ * The core's ioctl PD allocation, UVERBS_METHOD_PD_ALLOC, is new with the
+ * ibpd series; on kernels without it compat.c adds a driver-namespace twin,
+ * IBPD_METHOD_PD_ALLOC (uapi/rdma/ibpd_compat_ioctl_cmds.h), to every
+ * device's methods as it registers.
+ */
+#ifndef IBPD_HAVE_CORE_PD_ALLOC
+int ibpd_compat_register_device(struct ib_device *ibdev, const char *name,
+				struct device *dma_device);
+
+#define ib_register_device(ibdev, name, dma) \
+	ibpd_compat_register_device(ibdev, name, dma)
 #endif
 
 #endif /* _IBPD_COMPAT_H */

@@ -2,7 +2,8 @@
 /*
  * Copyright (c) 2026 The ibpd authors.
  *
- * Driver-namespace uverbs methods on UVERBS_OBJECT_PD.
+ * Driver-namespace uverbs methods on UVERBS_OBJECT_PD. PDs are allocated by
+ * the core (UVERBS_METHOD_PD_ALLOC, or the write-path ALLOC_PD).
  */
 
 #include <rdma/ib_verbs.h>
@@ -13,52 +14,6 @@
 
 #define UVERBS_MODULE_NAME ibpd_ib
 #include <rdma/uverbs_named_ioctl.h>
-
-/*
- * The ioctl twin of the write-path ALLOC_PD: the same object, built the way
- * the core builds it, so that UVERBS_METHOD_PD_DESTROY, MR registration and
- * the close-time cleanup treat both alike.
- */
-static int UVERBS_HANDLER(IBPD_METHOD_PD_ALLOC)(struct uverbs_attr_bundle *attrs)
-{
-	struct ib_uobject *uobj =
-		uverbs_attr_get_uobject(attrs, IBPD_ATTR_PD_ALLOC_HANDLE);
-	struct ib_device *ibdev = attrs->context->device;
-	struct ib_pd *pd;
-	int ret;
-
-	/* user-created: charged to the caller's memory cgroup */
-	pd = rdma_zalloc_drv_obj_gfp(ibdev, ib_pd, GFP_KERNEL_ACCOUNT);
-	if (!pd)
-		return -ENOMEM;
-
-	pd->device = ibdev;
-	pd->uobject = uobj;
-	atomic_set(&pd->usecnt, 0);
-	rdma_restrack_new(&pd->res, RDMA_RESTRACK_PD);
-	rdma_restrack_set_name(&pd->res, NULL);
-
-	ret = ibdev->ops.alloc_pd(pd, &attrs->driver_udata);
-	if (ret)
-		goto err_free;
-
-	rdma_restrack_add(&pd->res);
-	uobj->object = pd;
-	uverbs_finalize_uobj_create(attrs, IBPD_ATTR_PD_ALLOC_HANDLE);
-
-	ret = uverbs_copy_to(attrs, IBPD_ATTR_PD_ALLOC_RESP_PDN,
-			     &to_ipd(pd)->pdn.id, sizeof(u32));
-	if (ret)
-		return ret;
-	ret = uverbs_copy_to(attrs, IBPD_ATTR_PD_ALLOC_RESP_ID, &to_ipd(pd)->id,
-			     sizeof(u64));
-	return IS_UVERBS_COPY_ERR(ret) ? ret : 0;
-
-err_free:
-	rdma_restrack_put(&pd->res);
-	kfree(pd);
-	return ret;
-}
 
 /*
  * Import looks the handle up with READ access in the caller's file and
@@ -105,18 +60,6 @@ static int UVERBS_HANDLER(IBPD_METHOD_PD_IMPORT)(struct uverbs_attr_bundle *attr
 	return IS_UVERBS_COPY_ERR(ret) ? ret : 0;
 }
 
-DECLARE_UVERBS_NAMED_METHOD(IBPD_METHOD_PD_ALLOC,
-			    UVERBS_ATTR_IDR(IBPD_ATTR_PD_ALLOC_HANDLE,
-					    UVERBS_OBJECT_PD,
-					    UVERBS_ACCESS_NEW,
-					    UA_MANDATORY),
-			    UVERBS_ATTR_PTR_OUT(IBPD_ATTR_PD_ALLOC_RESP_PDN,
-						UVERBS_ATTR_TYPE(u32),
-						UA_MANDATORY),
-			    UVERBS_ATTR_PTR_OUT(IBPD_ATTR_PD_ALLOC_RESP_ID,
-						UVERBS_ATTR_TYPE(u64),
-						UA_OPTIONAL));
-
 DECLARE_UVERBS_NAMED_METHOD(IBPD_METHOD_PD_IMPORT,
 			    UVERBS_ATTR_IDR(IBPD_ATTR_PD_IMPORT_HANDLE,
 					    UVERBS_OBJECT_PD,
@@ -140,7 +83,6 @@ DECLARE_UVERBS_NAMED_METHOD(IBPD_METHOD_PD_IMPORT,
 
 ADD_UVERBS_METHODS(ibpd_ib_pd,
 		   UVERBS_OBJECT_PD,
-		   &UVERBS_METHOD(IBPD_METHOD_PD_ALLOC),
 		   &UVERBS_METHOD(IBPD_METHOD_PD_IMPORT));
 
 const struct uapi_definition ibpd_uapi_defs[] = {

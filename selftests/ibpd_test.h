@@ -23,7 +23,7 @@
 #include <rdma/ib_user_verbs.h>
 #include <rdma/rdma_user_ioctl_cmds.h>
 #include <rdma/ibpd-abi.h>
-#include <rdma/ibpd_user_ioctl_cmds.h>
+#include <rdma/ibpd_compat_ioctl_cmds.h>
 
 #include "ibpd.h"
 #include "scm_rights.h"

@@ -12,7 +12,7 @@
 #include <rdma/ib_user_ioctl_cmds.h>
 #include <rdma/ib_user_verbs.h>
 #include <rdma/ibpd-abi.h>
-#include <rdma/ibpd_user_ioctl_cmds.h>
+#include <rdma/ibpd_compat_ioctl_cmds.h>
 
 #include "ibpd_int.h"
 
