@@ -1,0 +1,454 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * Copyright (c) 2026 The ibpd authors.
+ *
+ * The seed contract, as a plain libibverbs program: no ibpd header, only
+ * ibv_alloc_pd(3), ibv_dealloc_pd(3), ibv_import_device(3),
+ * ibv_import_pd(3), ibv_unimport_pd(3) and ibv_reg_mr(3).
+ *
+ * IBPD_TEST_DEV names the device (default ibpd0). IBPD_TEST_IMPORT=0 says
+ * the device cannot import (rxe on stock kernels): every import must then
+ * fail with EOPNOTSUPP, and the rest of such a test is skipped.
+ * "Closing the last fd frees all" is read back with iproute2's
+ * "rdma resource show pd", when there is one.
+ */
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <infiniband/verbs.h>
+
+#include "kselftest_harness.h"
+
+#define BUF_SIZE 4096
+
+static const char *test_dev(void)
+{
+	const char *d = getenv("IBPD_TEST_DEV");
+
+	return d && *d ? d : "ibpd0";
+}
+
+static bool test_import(void)
+{
+	const char *e = getenv("IBPD_TEST_IMPORT");
+
+	return !e || strcmp(e, "0") != 0;
+}
+
+static struct ibv_context *open_dev(const char *name)
+{
+	struct ibv_context *ctx = NULL;
+	struct ibv_device **list;
+	int i, n;
+
+	list = ibv_get_device_list(&n);
+	if (!list)
+		return NULL;
+	for (i = 0; i < n; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), name))
+			ctx = ibv_open_device(list[i]);
+	ibv_free_device_list(list);
+	return ctx;
+}
+
+/* A second context on the file of CTX, through a dup'ed command fd. */
+static struct ibv_context *dup_ctx(struct ibv_context *ctx)
+{
+	struct ibv_context *c;
+	int fd, err;
+
+	fd = dup(ctx->cmd_fd);
+	if (fd < 0)
+		return NULL;
+	c = ibv_import_device(fd);
+	if (!c) {
+		err = errno;
+		close(fd);
+		errno = err;
+	}
+	return c;
+}
+
+static int send_fd(int sock, int fd, uint32_t data)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))] = {};
+	struct iovec iov = { .iov_base = &data, .iov_len = sizeof(data) };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *cmsg = CMSG_FIRSTHDR(&msg);
+
+	cmsg->cmsg_level = SOL_SOCKET;
+	cmsg->cmsg_type = SCM_RIGHTS;
+	cmsg->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cmsg), &fd, sizeof(int));
+	return sendmsg(sock, &msg, 0) == sizeof(data) ? 0 : -1;
+}
+
+static int recv_fd(int sock, uint32_t *data)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))] = {};
+	struct iovec iov = { .iov_base = data, .iov_len = sizeof(*data) };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *cmsg;
+	int fd;
+
+	if (recvmsg(sock, &msg, 0) != sizeof(*data))
+		return -1;
+	cmsg = CMSG_FIRSTHDR(&msg);
+	if (!cmsg || cmsg->cmsg_type != SCM_RIGHTS)
+		return -1;
+	memcpy(&fd, CMSG_DATA(cmsg), sizeof(int));
+	return fd;
+}
+
+/*
+ * What a process that got the file through FD does with the PD of
+ * PD_HANDLE: import both, register an MR through the imported PD, clean
+ * up. Returns 0 or the step that failed, for an exit status.
+ */
+static int use_shared_pd(int fd, uint32_t pd_handle)
+{
+	static char buf[BUF_SIZE];
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_mr *mr;
+
+	ctx = ibv_import_device(fd);
+	if (!ctx)
+		return 10;
+	pd = ibv_import_pd(ctx, pd_handle);
+	if (!pd || pd->handle != pd_handle)
+		return 11;
+	mr = ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
+	if (!mr)
+		return 12;
+	if (ibv_dereg_mr(mr))
+		return 13;
+	ibv_unimport_pd(pd);
+	return ibv_close_device(ctx) ? 14 : 0;
+}
+
+static int wait_child(pid_t pid)
+{
+	int status;
+
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+/* PDs "rdma resource show pd" lists for DEV and this process; -1: no tool. */
+static int rdma_pd_count(const char *dev)
+{
+	char cmd[128], line[512], pid[32];
+	int n = 0;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "rdma resource show pd dev %s 2>/dev/null",
+		 dev);
+	snprintf(pid, sizeof(pid), " pid %d ", getpid());
+	f = popen(cmd, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		n += strstr(line, pid) != NULL;
+	return pclose(f) ? -1 : n;
+}
+
+FIXTURE(seed) {
+	struct ibv_context *ctx;
+	bool import;
+	char *buf;
+};
+
+FIXTURE_SETUP(seed)
+{
+	self->import = test_import();
+	self->buf = aligned_alloc(BUF_SIZE, 4 * BUF_SIZE);
+	ASSERT_NE(NULL, self->buf);
+	self->ctx = open_dev(test_dev());
+	/* Older harnesses run the test after a SKIP in setup: bail out. */
+	if (!self->ctx)
+		SKIP(longjmp(_metadata->env, 1), "no RDMA device %s",
+		     test_dev());
+}
+
+FIXTURE_TEARDOWN(seed)
+{
+	if (self->ctx)
+		ibv_close_device(self->ctx);
+	free(self->buf);
+}
+
+/* Import is unsupported where expected: then the test stops here. */
+#define EXPECT_NO_IMPORT(_self)						\
+	do {								\
+		if (!(_self)->import) {					\
+			ASSERT_EQ(NULL, dup_ctx((_self)->ctx));		\
+			ASSERT_EQ(EOPNOTSUPP, errno);			\
+			SKIP(return, "%s: import is EOPNOTSUPP",	\
+			     test_dev());				\
+		}							\
+	} while (0)
+
+TEST(device_list)
+{
+	struct ibv_device **list;
+	bool found = false;
+	int i, n;
+
+	list = ibv_get_device_list(&n);
+	ASSERT_NE(NULL, list);
+	for (i = 0; i < n; i++)
+		found |= !strcmp(ibv_get_device_name(list[i]), test_dev());
+	ibv_free_device_list(list);
+	ASSERT_TRUE(found);
+}
+
+TEST_F(seed, query)
+{
+	struct ibv_device_attr attr;
+	struct ibv_port_attr port;
+
+	ASSERT_EQ(0, ibv_query_device(self->ctx, &attr));
+	ASSERT_GT(attr.max_pd, 0);
+	ASSERT_EQ(0, ibv_query_port(self->ctx, 1, &port));
+}
+
+TEST_F(seed, alloc_dealloc)
+{
+	struct ibv_pd *pd;
+
+	pd = ibv_alloc_pd(self->ctx);
+	ASSERT_NE(NULL, pd);
+	ASSERT_EQ(self->ctx, pd->context);
+	ASSERT_EQ(0, ibv_dealloc_pd(pd));
+}
+
+TEST_F(seed, dealloc_busy)
+{
+	struct ibv_mr *mr, *mr2;
+	struct ibv_pd *pd;
+
+	pd = ibv_alloc_pd(self->ctx);
+	ASSERT_NE(NULL, pd);
+	mr = ibv_reg_mr(pd, self->buf, BUF_SIZE, IBV_ACCESS_LOCAL_WRITE);
+	ASSERT_NE(NULL, mr);
+
+	ASSERT_EQ(EBUSY, ibv_dealloc_pd(pd));
+	/* intact: it still takes MRs, and goes once they are gone */
+	mr2 = ibv_reg_mr(pd, self->buf + BUF_SIZE, BUF_SIZE,
+			 IBV_ACCESS_LOCAL_WRITE);
+	ASSERT_NE(NULL, mr2);
+	ASSERT_EQ(0, ibv_dereg_mr(mr2));
+	ASSERT_EQ(EBUSY, ibv_dealloc_pd(pd));
+	ASSERT_EQ(0, ibv_dereg_mr(mr));
+	ASSERT_EQ(0, ibv_dealloc_pd(pd));
+}
+
+TEST_F(seed, import_dup)
+{
+	struct ibv_context *ctx2;
+	struct ibv_pd *pd, *pd2;
+	struct ibv_mr *mr;
+
+	EXPECT_NO_IMPORT(self);
+	pd = ibv_alloc_pd(self->ctx);
+	ASSERT_NE(NULL, pd);
+	ctx2 = dup_ctx(self->ctx);
+	ASSERT_NE(NULL, ctx2);
+	pd2 = ibv_import_pd(ctx2, pd->handle);
+	ASSERT_NE(NULL, pd2);
+	ASSERT_EQ(pd->handle, pd2->handle);
+	ASSERT_EQ(ctx2, pd2->context);
+
+	/* an MR through the imported PD holds the owner's PD */
+	mr = ibv_reg_mr(pd2, self->buf, BUF_SIZE, IBV_ACCESS_LOCAL_WRITE);
+	ASSERT_NE(NULL, mr);
+	ASSERT_EQ(EBUSY, ibv_dealloc_pd(pd));
+	ASSERT_EQ(0, ibv_dereg_mr(mr));
+
+	ibv_unimport_pd(pd2);
+	ASSERT_EQ(0, ibv_close_device(ctx2));
+	ASSERT_EQ(0, ibv_dealloc_pd(pd));
+}
+
+TEST_F(seed, import_pd_of_own_context)
+{
+	struct ibv_pd *pd, *pd2;
+
+	if (!self->import) {
+		pd = ibv_alloc_pd(self->ctx);
+		ASSERT_NE(NULL, pd);
+		ASSERT_EQ(NULL, ibv_import_pd(self->ctx, pd->handle));
+		ASSERT_EQ(EOPNOTSUPP, errno);
+		ASSERT_EQ(0, ibv_dealloc_pd(pd));
+		SKIP(return, "%s: import is EOPNOTSUPP", test_dev());
+	}
+	pd = ibv_alloc_pd(self->ctx);
+	ASSERT_NE(NULL, pd);
+	pd2 = ibv_import_pd(self->ctx, pd->handle);
+	ASSERT_NE(NULL, pd2);
+	ibv_unimport_pd(pd2);
+	ASSERT_EQ(0, ibv_dealloc_pd(pd));
+	/* a handle that names no PD */
+	ASSERT_EQ(NULL, ibv_import_pd(self->ctx, pd->handle));
+	ASSERT_NE(0, errno);
+}
+
+TEST_F(seed, import_fork)
+{
+	struct ibv_pd *pd;
+	pid_t pid;
+	int fd;
+
+	EXPECT_NO_IMPORT(self);
+	pd = ibv_alloc_pd(self->ctx);
+	ASSERT_NE(NULL, pd);
+	fd = dup(self->ctx->cmd_fd);
+	ASSERT_LE(0, fd);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0)
+		_exit(use_shared_pd(fd, pd->handle));
+	close(fd);
+	ASSERT_EQ(0, wait_child(pid));
+	ASSERT_EQ(0, ibv_dealloc_pd(pd));
+}
+
+TEST_F(seed, import_scm_rights)
+{
+	struct ibv_pd *pd;
+	uint32_t handle;
+	int sv[2], fd;
+	pid_t pid;
+
+	EXPECT_NO_IMPORT(self);
+	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_DGRAM, 0, sv));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		/* the child gets the file through the socket only */
+		close(sv[0]);
+		ibv_close_device(self->ctx);
+		fd = recv_fd(sv[1], &handle);
+		_exit(fd < 0 ? 9 : use_shared_pd(fd, handle));
+	}
+	close(sv[1]);
+	pd = ibv_alloc_pd(self->ctx);
+	ASSERT_NE(NULL, pd);
+	ASSERT_EQ(0, send_fd(sv[0], self->ctx->cmd_fd, pd->handle));
+	close(sv[0]);
+	ASSERT_EQ(0, wait_child(pid));
+	ASSERT_EQ(0, ibv_dealloc_pd(pd));
+}
+
+/* Unimport makes no kernel call: the PD lives on for its owner. */
+TEST_F(seed, unimport_keeps_pd)
+{
+	struct ibv_context *ctx2;
+	struct ibv_pd *pd, *pd2;
+	struct ibv_mr *mr;
+
+	EXPECT_NO_IMPORT(self);
+	pd = ibv_alloc_pd(self->ctx);
+	ASSERT_NE(NULL, pd);
+	ctx2 = dup_ctx(self->ctx);
+	ASSERT_NE(NULL, ctx2);
+	pd2 = ibv_import_pd(ctx2, pd->handle);
+	ASSERT_NE(NULL, pd2);
+	ibv_unimport_pd(pd2);
+
+	mr = ibv_reg_mr(pd, self->buf, BUF_SIZE, IBV_ACCESS_LOCAL_WRITE);
+	ASSERT_NE(NULL, mr);
+	pd2 = ibv_import_pd(ctx2, pd->handle);
+	ASSERT_NE(NULL, pd2);
+	ibv_unimport_pd(pd2);
+	ASSERT_EQ(0, ibv_dereg_mr(mr));
+	ASSERT_EQ(0, ibv_close_device(ctx2));
+	ASSERT_EQ(0, ibv_dealloc_pd(pd));
+}
+
+/* Once the owner destroys the PD, other uses fail cleanly; unimport works. */
+TEST_F(seed, use_after_destroy)
+{
+	struct ibv_context *ctx2;
+	struct ibv_pd *pd, *pd2;
+	uint32_t handle;
+
+	EXPECT_NO_IMPORT(self);
+	pd = ibv_alloc_pd(self->ctx);
+	ASSERT_NE(NULL, pd);
+	handle = pd->handle;
+	ctx2 = dup_ctx(self->ctx);
+	ASSERT_NE(NULL, ctx2);
+	pd2 = ibv_import_pd(ctx2, handle);
+	ASSERT_NE(NULL, pd2);
+	ASSERT_EQ(0, ibv_dealloc_pd(pd));
+
+	errno = 0;
+	ASSERT_EQ(NULL, ibv_reg_mr(pd2, self->buf, BUF_SIZE,
+				   IBV_ACCESS_LOCAL_WRITE));
+	ASSERT_NE(0, errno);
+	ASSERT_EQ(NULL, ibv_import_pd(ctx2, handle));
+	ASSERT_NE(0, errno);
+	ASSERT_NE(0, ibv_dealloc_pd(pd2));
+	ibv_unimport_pd(pd2);
+	ASSERT_EQ(0, ibv_close_device(ctx2));
+}
+
+/*
+ * Objects outlive the context that made them while the file is open
+ * elsewhere, and go with the file's last fd, MRs first.
+ */
+TEST_F(seed, close_last_fd_frees_all)
+{
+	struct ibv_context *a, *b;
+	struct ibv_pd *pd, *pd_b;
+	struct ibv_mr *mr;
+	int before, i;
+
+	before = rdma_pd_count(test_dev());
+	a = open_dev(test_dev());
+	ASSERT_NE(NULL, a);
+	for (i = 0; i < 3; i++) {
+		pd = ibv_alloc_pd(a);
+		ASSERT_NE(NULL, pd);
+		mr = ibv_reg_mr(pd, self->buf + i * BUF_SIZE, BUF_SIZE,
+				IBV_ACCESS_LOCAL_WRITE);
+		ASSERT_NE(NULL, mr);
+	}
+	if (before >= 0)
+		ASSERT_EQ(before + 3, rdma_pd_count(test_dev()));
+	if (self->import) {
+		b = dup_ctx(a);
+		ASSERT_NE(NULL, b);
+		ASSERT_EQ(0, ibv_close_device(a));
+		/* the file is still open: the last PD still takes MRs */
+		pd_b = ibv_import_pd(b, pd->handle);
+		ASSERT_NE(NULL, pd_b);
+		mr = ibv_reg_mr(pd_b, self->buf + 3 * BUF_SIZE, BUF_SIZE,
+				IBV_ACCESS_LOCAL_WRITE);
+		ASSERT_NE(NULL, mr);
+		ibv_unimport_pd(pd_b);
+		a = b;
+	}
+	/* the last fd: no dereg, no dealloc before it */
+	ASSERT_EQ(0, ibv_close_device(a));
+	if (before < 0)
+		SKIP(return, "no 'rdma' tool: the frees were not counted");
+	ASSERT_EQ(before, rdma_pd_count(test_dev()));
+}
+
+TEST_HARNESS_MAIN

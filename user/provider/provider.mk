@@ -1,0 +1,105 @@
+# SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+#
+# The ibpd rdma-core provider and direct-verbs library, one shared object
+# (libibpd-dv.so.1; libibverbs loads it as libibpd-rdmavNN.so), built
+# against Debian's rdma-core tree of the matching provider ABI
+# (scripts/rdma-core-fetch: ABI 34 from 56.1, ABI 65 from 65.0), plus the
+# verbs tests: the seed contract (a plain libibverbs program) and the DV API. Included by the top
+# Makefile; also works alone: make -f user/provider/provider.mk provider
+#
+#   provider            for the provider ABI of the system's libibverbs
+#   provider-all        for every ABI we test (34, 65)
+#   provider-abiNN      for ABI NN: $(B)/provider/abiNN/
+#   provider-tests      $(B)/provider/{seed_test,dv_test}
+#   provider-check      the verbs tests in the VM, ibpd0 and rxe0, with the
+#                       system libibverbs, 56.1 and 65.0 (selftests/verbs/run.sh;
+#                       needs the module: make module)
+#   provider-clean
+
+B          ?= build
+CC         ?= gcc
+CFLAGS     ?= -O2 -g
+KERNEL     ?= 6.1
+
+# The provider ABI (IBVERBS_PRIVATE_NN) of the installed libibverbs.
+provider-sys-lib := /usr/lib/$(shell $(CC) -print-multiarch)/libibverbs.so.1
+provider-sys-abi := $(shell objdump -T $(provider-sys-lib) 2>/dev/null | \
+	sed -n 's/.*IBVERBS_PRIVATE_\([0-9]*\).*/\1/p' | head -n 1)
+
+# The Debian rdma-core whose tree each provider ABI is built against.
+provider-rdma-core-34 := 56.1
+provider-rdma-core-65 := 65.0
+provider-abis := 34 65
+
+provider-srcs := $(addprefix user/provider/,ibpd.c verbs.c dv.c)
+provider-deps := $(provider-srcs) $(addprefix user/provider/,ibpd.h ibpddv.h \
+	libibpd-dv.map provider.mk) $(wildcard uapi/rdma/*.h)
+provider-cflags := $(CFLAGS) -std=gnu11 -fPIC \
+	-Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
+	-Wmissing-prototypes -Wstrict-prototypes -Wshadow -Werror
+provider-ldflags := -shared -Wl,-soname,libibpd-dv.so.1 \
+	-Wl,--version-script,user/provider/libibpd-dv.map \
+	-Wl,-z,defs -Wl,-z,relro -Wl,-z,now
+
+.PHONY: provider provider-all provider-tests provider-check provider-clean \
+	$(addprefix provider-abi,$(provider-abis))
+
+provider: provider-abi$(provider-sys-abi)
+
+# No system libibverbs: no ABI to build for.
+provider-abi:
+	@echo "provider: no libibverbs at $(provider-sys-lib)" \
+		"(scripts/rdma-core-fetch installs it)" >&2; exit 1
+
+provider-all: $(addprefix provider-abi,$(provider-abis))
+
+# provider-build ABI: the library, the provider link libibverbs opens, the
+# link applications build against; then a check that it is the wanted ABI.
+define provider-build
+provider-abi$(1): $(B)/provider/abi$(1)/libibpd-dv.so.1
+
+$(B)/provider/abi$(1)/libibpd-dv.so.1: $(provider-deps)
+	@mkdir -p $$(@D)
+	rc=$$$$(scripts/rdma-core-fetch $(provider-rdma-core-$(1))) && \
+	$$(CC) $$(provider-cflags) -I$$$$rc/include -Iuapi -Iuser/provider \
+		$$(provider-ldflags) -o $$@.tmp $(provider-srcs) \
+		-L$$$$rc/lib -libverbs
+	objdump -T $$@.tmp | grep -q 'verbs_register_driver_$(1)$$$$' || \
+		{ echo "$$@: not provider ABI $(1)" >&2; rm -f $$@.tmp; exit 1; }
+	mv $$@.tmp $$@
+	ln -sfn libibpd-dv.so.1 $$(@D)/libibpd-rdmav$(1).so
+	ln -sfn libibpd-dv.so.1 $$(@D)/libibpd-dv.so
+endef
+$(foreach abi,$(provider-abis),$(eval $(call provider-build,$(abi))))
+
+# The seed test knows nothing of ibpd: the system's libibverbs headers only.
+provider-ksft = $(eval provider-ksft := $$(shell scripts/kernel-dir \
+	$(KERNEL))/source/tools/testing/selftests)$(provider-ksft)
+
+provider-tests: $(B)/provider/seed_test $(B)/provider/dv_test
+
+$(B)/provider/seed_test: selftests/verbs/seed_test.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -std=gnu11 -Wall -D_GNU_SOURCE \
+		-I$(provider-ksft) -o $@ $< -libverbs
+
+# <infiniband/ibpddv.h> as applications include it.
+$(B)/provider/include/infiniband/ibpddv.h: user/provider/ibpddv.h
+	@mkdir -p $(@D)
+	ln -sfn $(CURDIR)/$< $@
+
+# The DV symbols are the same for every ABI: the runner picks the library
+# (LD_LIBRARY_PATH), the test has no rpath.
+$(B)/provider/dv_test: selftests/verbs/dv_test.c \
+		$(B)/provider/include/infiniband/ibpddv.h \
+		$(B)/provider/abi$(provider-sys-abi)/libibpd-dv.so.1
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -std=gnu11 -Wall -D_GNU_SOURCE \
+		-I$(B)/provider/include -I$(provider-ksft) -o $@ $< \
+		-L$(B)/provider/abi$(provider-sys-abi) -libpd-dv -libverbs
+
+provider-check: provider-all provider-tests
+	selftests/verbs/run.sh
+
+provider-clean:
+	rm -rf $(B)/provider
