@@ -4,6 +4,7 @@
 #
 #   make                 module (for the default test kernel), library, tests
 #   make check           everything, then the kselftests in the test VM
+#   make check-quick     static checks and one kernel's kselftests (KERNEL=6.1)
 #   make bench           the cost of the PD verbs, as ratios, in the test VM
 #   make module KDIR=/lib/modules/$(uname -r)/build   build for your kernel
 #   make install [PREFIX=/usr/local] [DESTDIR=] [KDIR=]
@@ -55,7 +56,7 @@ else
 INSTALL_KDIR = $(KDIR)
 endif
 
-.PHONY: all module lib selftests check bench demo stage-upstream clean install \
+.PHONY: all module lib selftests check check-quick bench demo stage-upstream clean install \
 	install-lib install-man modules_install modules_install_built FORCE
 
 all: module lib selftests
@@ -104,7 +105,8 @@ FORCE:
 
 selftests: $(TESTS)
 
-$(B)/selftests/%: selftests/%.c selftests/ibpd_test.h user/scm_rights.h $(B)/$(SONAME)
+$(B)/selftests/%: selftests/%.c selftests/ibpd_test.h selftests/ibpd_libtest.h \
+		user/scm_rights.h $(B)/$(SONAME)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Wall -D_GNU_SOURCE -Iuser -Iuapi \
 		-I$(KSRC)/tools/testing/selftests -o $@ $< \
@@ -116,6 +118,10 @@ $(B)/bench/ibpd_bench: bench/ibpd_bench.c user/ibpd.h $(B)/$(SONAME)
 
 check: all
 	scripts/check
+
+# A few minutes warm: the static checks and one kernel's kselftests.
+check-quick: all
+	KERNELS="$(or $(KERNELS),$(KERNEL))" IBPD_QUICK=1 scripts/check
 
 # Benchmarks in the test VM: a table of ratios, out/bench/{bench.json,bench.png}.
 bench: module lib $(B)/bench/ibpd_bench

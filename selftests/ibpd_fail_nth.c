@@ -2,12 +2,15 @@
 /*
  * Copyright (c) 2026 The ibpd authors.
  *
- * fail-nth sweeps (after iommufd_fail_nth.c): every verb is replayed with
- * its 1st, 2nd, ... kernel slab allocation failing (failslab and
- * /proc/thread-self/fail-nth), until a run reaches no more allocations.
- * Each failed run must return a clean errno and leave nothing behind; the
- * kernel checkers (KASAN, kmemleak, lockdep) watch the error paths.
- * Needs CONFIG_FAILSLAB and CONFIG_FAULT_INJECTION_DEBUG_FS: skips without.
+ * fail-nth sweeps, in the manner of iommufd_fail_nth.c: a test body runs a
+ * sequence of raw uverbs calls that succeeds, then runs again, from a
+ * fresh fixture, with its 1st, 2nd, ... kernel allocation after
+ * fail_nth_enable() failing (failslab and /proc/thread-self/fail-nth),
+ * until a run reaches no more allocations. Every failed call must return a
+ * clean errno; every teardown must find the device's PD and MR counts back
+ * where they were; the kernel checkers (KASAN, kmemleak, lockdep) watch the
+ * error paths. Needs CONFIG_FAILSLAB and CONFIG_FAULT_INJECTION_DEBUG_FS:
+ * skips without.
  */
 
 #include <fcntl.h>
@@ -20,7 +23,7 @@
 
 #define MAX_NTH 2000
 
-static int nth_fd = -1;
+static bool have_fault_injection;
 
 static int write_file(const char *path, const char *val)
 {
@@ -33,214 +36,258 @@ static int write_file(const char *path, const char *val)
 	return ret;
 }
 
-static int fail_nth_setup(void)
+/* Any slab allocation may fail; the log stays quiet. */
+static __attribute__((constructor)) void setup_fault_injection(void)
+{
+	have_fault_injection =
+		!write_file("/sys/kernel/debug/failslab/ignore-gfp-wait", "N") &&
+		!write_file("/sys/kernel/debug/failslab/verbose", "0");
+}
+
+struct fail_nth_state {
+	int proc_fd;
+	unsigned int iteration;
+};
+
+static void fail_nth_first(struct __test_metadata *_metadata,
+			   struct fail_nth_state *nth_state)
 {
 	char path[64];
 
-	if (nth_fd >= 0)
-		return 0;
-	if (write_file("/sys/kernel/debug/failslab/ignore-gfp-wait", "N") ||
-	    write_file("/sys/kernel/debug/failslab/verbose", "0"))
-		return -1;
 	snprintf(path, sizeof(path), "/proc/self/task/%ld/fail-nth",
 		 (long)syscall(SYS_gettid));
-	nth_fd = open(path, O_RDWR);
-	return nth_fd < 0 ? -1 : 0;
+	nth_state->proc_fd = open(path, O_RDWR);
+	ASSERT_NE(-1, nth_state->proc_fd);
 }
 
-static void arm(unsigned int nth)
-{
-	char buf[16];
-	int len = snprintf(buf, sizeof(buf), "%u", nth);
-
-	if (pwrite(nth_fd, buf, len, 0) != len)
-		abort();
-}
-
-/* Disarms; true if the armed fault was injected. */
-static bool disarm(void)
+/* Disarms; whether another run is needed (the armed fault was injected). */
+static bool fail_nth_next(struct __test_metadata *_metadata,
+			  struct fail_nth_state *nth_state)
 {
 	char buf[16] = "";
-	bool hit;
 
-	if (pread(nth_fd, buf, sizeof(buf) - 1, 0) <= 0)
-		abort();
-	hit = buf[0] == '0';
-	if (pwrite(nth_fd, "0", 1, 0) != 1)
-		abort();
-	return hit;
+	ASSERT_GT(MAX_NTH, nth_state->iteration);
+	if (nth_state->iteration) {
+		ASSERT_LT(0, pread(nth_state->proc_fd, buf, sizeof(buf) - 1, 0));
+		ASSERT_EQ(1, pwrite(nth_state->proc_fd, "0", 1, 0));
+		/* still armed: the run made fewer allocations than that */
+		if (buf[0] != '0')
+			return false;
+	}
+	nth_state->iteration++;
+	return true;
 }
 
-/* What an allocation failure may surface as: ours, the VFS's, netlink's. */
+/* Arms the current iteration's fault: the calls after this may fail. */
+static void __fail_nth_enable(struct __test_metadata *_metadata,
+			      struct fail_nth_state *nth_state)
+{
+	char buf[16];
+	int len;
+
+	if (!nth_state->iteration)
+		return;
+	len = snprintf(buf, sizeof(buf), "%u", nth_state->iteration);
+	ASSERT_EQ(len, pwrite(nth_state->proc_fd, buf, len, 0));
+}
+#define fail_nth_enable() __fail_nth_enable(_metadata, _nth_state)
+
+/* What an allocation failure may surface as: ours, the VFS's, the core's. */
 static bool clean_errno(int err)
 {
-	return err == ENOMEM || err == ENFILE || err == ENOBUFS ||
-	       err == EFAULT || err == EAGAIN;
+	return err == ENOMEM || err == ENFILE || err == EFAULT ||
+	       err == EAGAIN || err == ENODEV;
 }
 
-struct env {
-	struct ibpd_context *ctx;
-	struct ibpd_pd *pd;
-	struct ibpd_mr *mr;
-	char *buf;
+/* The result of a call in a test body: 0, or a clean errno. */
+#define nth_check(err)							\
+	({								\
+		int __err = (err);					\
+		ASSERT_TRUE(!__err || clean_errno(__err))		\
+			TH_LOG("nth %u: errno %d", _nth_state->iteration, \
+			       __err);					\
+		__err;							\
+	})
+
+/*
+ * TEST_FAIL_NTH(fixture, name) { body }: the body is a function of the
+ * fixture; it returns 0 when every call succeeded.
+ */
+#define TEST_FAIL_NTH(fixture_name, name)				\
+	static int test_nth_##name(struct __test_metadata *_metadata,	\
+				   FIXTURE_DATA(fixture_name) *self,	\
+				   const FIXTURE_VARIANT(fixture_name)	\
+					   *variant,			\
+				   struct fail_nth_state *_nth_state);	\
+	TEST_F(fixture_name, name)					\
+	{								\
+		struct fail_nth_state nth_state = {};			\
+		int test_result = 0;					\
+									\
+		if (!have_fault_injection)				\
+			SKIP(return, "no failslab/fail-nth");		\
+		fail_nth_first(_metadata, &nth_state);			\
+		ASSERT_EQ(0, test_nth_##name(_metadata, self, variant,	\
+					     &nth_state));		\
+		while (fail_nth_next(_metadata, &nth_state)) {		\
+			fixture_name##_teardown(_metadata, self, variant); \
+			fixture_name##_setup(_metadata, self, variant);	\
+			test_result = test_nth_##name(_metadata, self,	\
+						      variant, &nth_state); \
+		}							\
+		ASSERT_EQ(0, test_result);				\
+		ksft_print_msg("fail-nth %s: %u fail points swept\n",	\
+			       #name, nth_state.iteration - 1);		\
+	}								\
+	static int test_nth_##name(					\
+		struct __test_metadata __attribute__((unused)) *_metadata, \
+		FIXTURE_DATA(fixture_name) __attribute__((unused)) *self, \
+		const FIXTURE_VARIANT(fixture_name) __attribute__((unused)) \
+			*variant,					\
+		struct fail_nth_state *_nth_state)
+
+FIXTURE(sweep) {
+	int fd;		/* a uverbs file with a context */
+	int fd2;	/* another fd of the same file, or another file */
+	uint32_t pd, mr;
+	void *buf;
 	long long base_pds, base_mrs;
 };
 
-/*
- * SWEEP(setup, op, cleanup): for nth = 1, 2, ...: setup unarmed, run op
- * with the nth allocation failing, cleanup unarmed, check the counts.
- * op sets err: 0 on success, else the errno it saw.
- */
-#define SWEEP(setup, op, cleanup)					\
-	do {								\
-		unsigned int nth, points = 0;				\
-		bool hit = true;					\
-		int err;						\
-		if (fail_nth_setup())					\
-			SKIP(return, "no failslab/fail-nth");		\
-		for (nth = 1; hit && nth < MAX_NTH; nth++) {		\
-			setup;						\
-			arm(nth);					\
-			op;						\
-			hit = disarm();					\
-			points += hit;					\
-			ASSERT_TRUE(!err || clean_errno(err))		\
-				TH_LOG("nth %u: errno %d", nth, err);	\
-			cleanup;					\
-			ASSERT_EQ(e.base_pds, dbg_read("num_pds"))	\
-				TH_LOG("nth %u leaked a PD", nth);	\
-			ASSERT_EQ(e.base_mrs, dbg_read("num_mrs"))	\
-				TH_LOG("nth %u leaked an MR", nth);	\
-		}							\
-		ASSERT_LT(nth, MAX_NTH);				\
-		ksft_print_msg("fail-nth %s: %u fail points swept\n",	\
-			       __func__, points);			\
-	} while (0)
-
-static void env_init(struct __test_metadata *_metadata, struct env *e)
+FIXTURE_SETUP(sweep)
 {
-	memset(e, 0, sizeof(*e));
-	e->buf = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
-		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-	ASSERT_NE(MAP_FAILED, e->buf);
-	e->base_pds = dbg_read("num_pds");
-	e->base_mrs = dbg_read("num_mrs");
-	ASSERT_LE(0, e->base_pds);
+	self->fd = -1;
+	self->fd2 = -1;
+	self->buf = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	ASSERT_NE(MAP_FAILED, self->buf);
+	self->base_pds = dbg_read("num_pds");
+	self->base_mrs = dbg_read("num_mrs");
+	ASSERT_LE(0, self->base_pds);
 }
 
-static void env_close(struct env *e)
+/* Closing the file destroys what is left in it: nothing may stay behind. */
+FIXTURE_TEARDOWN(sweep)
 {
-	if (e->mr)
-		ibpd_dereg_mr(e->mr);
-	if (e->pd)
-		ibpd_dealloc_pd(e->pd);
-	if (e->ctx)
-		ibpd_close_device(e->ctx);
-	e->mr = NULL;
-	e->pd = NULL;
-	e->ctx = NULL;
+	if (self->fd2 >= 0)
+		close(self->fd2);
+	if (self->fd >= 0)
+		close(self->fd);
+	munmap(self->buf, 4096);
+	ASSERT_EQ(self->base_pds, dbg_read("num_pds"));
+	ASSERT_EQ(self->base_mrs, dbg_read("num_mrs"));
 }
 
-#define OPEN(e) ((e).ctx = ibpd_open_device(test_dev()))
-#define ALLOC(e) ((e).pd = ibpd_alloc_pd((e).ctx))
-#define REG(e) ((e).mr = ibpd_reg_mr((e).pd, (e).buf, 4096, 1))
-
-TEST(open_device)
+/* The file and the PD (and MR) that the sweeps start from, unarmed. */
+static int open_pd(FIXTURE_DATA(sweep) *self, bool mr)
 {
-	struct env e;
-
-	env_init(_metadata, &e);
-	SWEEP(,
-	      err = OPEN(e) ? 0 : errno,
-	      env_close(&e));
+	self->fd = test_open(test_dev());
+	if (self->fd < 0)
+		return -self->fd;
+	if (test_pd_alloc(self->fd, &self->pd, NULL, NULL))
+		return -1;
+	if (mr && test_mr_reg(self->fd, self->pd, self->buf, 4096, 1,
+			      &self->mr, NULL))
+		return -1;
+	return 0;
 }
 
-TEST(import_device)
+TEST_FAIL_NTH(sweep, open_device)
 {
-	struct ibpd_context *c2 = NULL;
-	struct env e;
-	int fd = -1;
-
-	env_init(_metadata, &e);
-	SWEEP(ASSERT_NE(NULL, OPEN(e)); fd = dup(ibpd_context_cmd_fd(e.ctx)),
-	      c2 = ibpd_import_device(fd); err = c2 ? 0 : errno,
-	      if (c2) ibpd_close_device(c2); else close(fd); env_close(&e));
+	fail_nth_enable();
+	self->fd = test_open(test_dev());
+	return nth_check(self->fd < 0 ? -self->fd : 0);
 }
 
-TEST(alloc_pd_ioctl)
+/* What ibv_import_device() does with a dup'ed fd. */
+TEST_FAIL_NTH(sweep, import_device)
 {
-	struct env e;
-
-	env_init(_metadata, &e);
-	SWEEP(ASSERT_NE(NULL, OPEN(e)),
-	      err = ALLOC(e) ? 0 : errno,
-	      env_close(&e));
+	self->fd = test_open(test_dev());
+	if (self->fd < 0)
+		return -1;
+	fail_nth_enable();
+	self->fd2 = dup(self->fd);
+	if (self->fd2 < 0)
+		return nth_check(errno);
+	return nth_check(test_query_context(self->fd2));
 }
 
-TEST(alloc_pd_write)
+TEST_FAIL_NTH(sweep, alloc_pd_ioctl)
 {
-	struct env e;
+	uint64_t id;
+	uint32_t pdn;
 
-	env_init(_metadata, &e);
-	SWEEP(ASSERT_NE(NULL, OPEN(e)),
-	      err = (e.pd = ibpd_alloc_pd_write(e.ctx)) ? 0 : errno,
-	      env_close(&e));
+	self->fd = test_open(test_dev());
+	if (self->fd < 0)
+		return -1;
+	fail_nth_enable();
+	return nth_check(test_pd_alloc(self->fd, &self->pd, &pdn, &id));
 }
 
-TEST(import_pd)
+TEST_FAIL_NTH(sweep, alloc_pd_write)
 {
-	struct ibpd_pd *ipd = NULL;
-	struct env e;
+	struct ibpd_alloc_pd_resp drv;
 
-	env_init(_metadata, &e);
-	SWEEP(ASSERT_NE(NULL, OPEN(e)); ASSERT_NE(NULL, ALLOC(e)),
-	      ipd = ibpd_import_pd_checked(e.ctx, ibpd_pd_handle(e.pd),
-					   ibpd_pd_pdn(e.pd));
-	      err = ipd ? 0 : errno,
-	      if (ipd) ibpd_unimport_pd(ipd); env_close(&e));
+	self->fd = test_open(test_dev());
+	if (self->fd < 0)
+		return -1;
+	fail_nth_enable();
+	return nth_check(test_pd_alloc_write(self->fd, &self->pd, &drv));
 }
 
-TEST(reg_mr)
+TEST_FAIL_NTH(sweep, import_pd)
 {
-	struct env e;
+	uint32_t pdn, usecnt;
+	uint64_t id;
 
-	env_init(_metadata, &e);
-	SWEEP(ASSERT_NE(NULL, OPEN(e)); ASSERT_NE(NULL, ALLOC(e)),
-	      err = REG(e) ? 0 : errno,
-	      env_close(&e));
+	if (open_pd(self, false))
+		return -1;
+	ASSERT_EQ(0, test_pd_import(self->fd, self->pd, NULL, NULL, &id, NULL));
+	self->fd2 = dup(self->fd);
+	ASSERT_LE(0, self->fd2);
+	fail_nth_enable();
+	return nth_check(test_pd_import(self->fd2, self->pd, &id, &pdn, NULL,
+					&usecnt));
 }
 
-TEST(dereg_mr)
+TEST_FAIL_NTH(sweep, reg_mr)
 {
-	struct env e;
+	uint32_t lkey;
 
-	env_init(_metadata, &e);
-	SWEEP(ASSERT_NE(NULL, OPEN(e)); ASSERT_NE(NULL, ALLOC(e));
-	      ASSERT_NE(NULL, REG(e)),
-	      err = ibpd_dereg_mr(e.mr); if (!err) e.mr = NULL,
-	      env_close(&e));
+	if (open_pd(self, false))
+		return -1;
+	fail_nth_enable();
+	return nth_check(test_mr_reg(self->fd, self->pd, self->buf, 4096, 1,
+				     &self->mr, &lkey));
 }
 
-TEST(dealloc_pd)
+TEST_FAIL_NTH(sweep, dereg_mr)
 {
-	struct env e;
-
-	env_init(_metadata, &e);
-	SWEEP(ASSERT_NE(NULL, OPEN(e)); ASSERT_NE(NULL, ALLOC(e)),
-	      err = ibpd_dealloc_pd(e.pd); if (!err) e.pd = NULL,
-	      env_close(&e));
+	if (open_pd(self, true))
+		return -1;
+	fail_nth_enable();
+	return nth_check(test_mr_destroy(self->fd, self->mr));
 }
 
-TEST(close_with_objects)
+TEST_FAIL_NTH(sweep, dealloc_pd)
 {
-	struct env e;
+	if (open_pd(self, false))
+		return -1;
+	fail_nth_enable();
+	return nth_check(test_pd_destroy(self->fd, self->pd));
+}
 
-	env_init(_metadata, &e);
-	SWEEP(ASSERT_NE(NULL, OPEN(e)); ASSERT_NE(NULL, ALLOC(e));
-	      ASSERT_NE(NULL, REG(e)),
-	      free(e.mr); e.mr = NULL; ibpd_unimport_pd(e.pd); e.pd = NULL;
-	      err = ibpd_close_device(e.ctx); e.ctx = NULL,
-	      env_close(&e));
+/* The cleanup of a file that still holds a PD and an MR. */
+TEST_FAIL_NTH(sweep, close_with_objects)
+{
+	int fd;
+
+	if (open_pd(self, true))
+		return -1;
+	fd = self->fd;
+	self->fd = -1;
+	fail_nth_enable();
+	return nth_check(close(fd) ? errno : 0);
 }
 
 TEST_HARNESS_MAIN

@@ -16,7 +16,7 @@
 #include <rdma/ib_user_verbs.h>
 
 #include "kselftest_harness.h"
-#include "ibpd_test.h"
+#include "ibpd_libtest.h"
 
 #define SCRATCH (64 * 1024)
 

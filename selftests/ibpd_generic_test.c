@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
-#include "ibpd_test.h"
+#include "ibpd_libtest.h"
 
 #define BUF_LEN (4 * 4096)
 

@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
-#include "ibpd_test.h"
+#include "ibpd_libtest.h"
 
 #define MAX_OBJS 32
 

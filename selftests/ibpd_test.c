@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
-#include "ibpd_test.h"
+#include "ibpd_libtest.h"
 
 #define BUF_LEN (16 * 4096)
 

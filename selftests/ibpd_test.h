@@ -2,9 +2,10 @@
 /*
  * Copyright (c) 2026 The ibpd authors.
  *
- * Helpers for the ibpd selftests: raw uverbs ioctls (independent of
- * libibpd, so the ABI checks test the kernel), debugfs state and knobs,
- * and `rdma resource` counts.
+ * Helpers for the ibpd selftests, with no library: raw uverbs ioctls (so
+ * that the tests see the kernel's answers), debugfs state and knobs, and
+ * `rdma resource` counts. ibpd_libtest.h adds libibpd for the tests that
+ * still use it.
  */
 
 #ifndef IBPD_TEST_H
@@ -25,28 +26,14 @@
 #include <rdma/ibpd-abi.h>
 #include <rdma/ibpd_compat_ioctl_cmds.h>
 
-#include "ibpd.h"
-#include "scm_rights.h"
+/* As the kernel's IB_DEVICE_NAME_MAX */
+#define IB_DEVICE_NAME_MAX 64
 
 static inline const char *test_dev(void)
 {
 	const char *d = getenv("IBPD_DEV");
 
 	return d && *d ? d : "ibpd0";
-}
-
-/* A second context on the same file, through a dup'ed command fd. */
-static inline struct ibpd_context *dup_ctx(struct ibpd_context *ctx)
-{
-	int fd = dup(ibpd_context_cmd_fd(ctx));
-	struct ibpd_context *c;
-
-	if (fd < 0)
-		return NULL;
-	c = ibpd_import_device(fd);
-	if (!c)
-		close(fd);
-	return c;
 }
 
 struct raw_cmd {
@@ -102,7 +89,7 @@ static inline int raw_exec(int fd, struct raw_cmd *c)
 static inline int dbg_dir(char *buf, size_t len, const char *name)
 {
 	const char *root = "/sys/kernel/debug/ibpd";
-	char path[512], cur[IBPD_DEVICE_NAME_MAX + 2];
+	char path[512], cur[IB_DEVICE_NAME_MAX + 2];
 	struct dirent *de;
 	int ret = -1;
 	DIR *d;
@@ -155,25 +142,191 @@ static inline int raw_write(int fd, uint32_t command, const void *in,
 	return raw_exec(fd, &c);
 }
 
-/* The uverbs character device of RDMA device NAME, opened; -1 if none. */
+/*
+ * The uverbs character device of RDMA device NAME, opened (no context yet);
+ * -1 if none. /sys/class/infiniband_verbs/uverbsN/ibdev names the device.
+ */
 static inline int open_uverbs(const char *name)
 {
-	struct ibpd_device **list;
-	char path[128] = "";
-	int i, n, fd;
+	const char *root = "/sys/class/infiniband_verbs";
+	char path[300], cur[IB_DEVICE_NAME_MAX + 2];
+	struct dirent *de;
+	int fd = -1;
+	DIR *d;
+	FILE *f;
 
-	list = ibpd_get_device_list(&n);
-	if (!list)
+	d = opendir(root);
+	if (!d)
 		return -1;
-	for (i = 0; i < n; i++)
-		if (!strcmp(list[i]->name, name))
-			snprintf(path, sizeof(path), "/dev/infiniband/%s",
-				 list[i]->dev_name);
-	ibpd_free_device_list(list);
-	if (!*path)
-		return -1;
-	fd = open(path, O_RDWR | O_CLOEXEC);
+	while (fd < 0 && (de = readdir(d))) {
+		if (strncmp(de->d_name, "uverbs", 6))
+			continue;
+		snprintf(path, sizeof(path), "%s/%.32s/ibdev", root, de->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(cur, sizeof(cur), f)) {
+			cur[strcspn(cur, "\n")] = 0;
+			if (!strcmp(cur, name)) {
+				snprintf(path, sizeof(path),
+					 "/dev/infiniband/%.32s", de->d_name);
+				fd = open(path, O_RDWR | O_CLOEXEC);
+			}
+		}
+		fclose(f);
+	}
+	closedir(d);
 	return fd;
+}
+
+/*
+ * The uverbs verbs as raw ioctls, in the manner of iommufd_utils.h: each
+ * returns 0 or the errno of the call, so that a test sees the kernel's
+ * answer and nothing else.
+ */
+
+/* A context on the file (UVERBS_METHOD_GET_CONTEXT). */
+static inline int test_get_context(int fd)
+{
+	struct raw_cmd c;
+	uint32_t vecs;
+
+	raw_init(&c, UVERBS_OBJECT_DEVICE, UVERBS_METHOD_GET_CONTEXT);
+	raw_attr(&c, UVERBS_ATTR_GET_CONTEXT_NUM_COMP_VECTORS, sizeof(vecs),
+		 (uintptr_t)&vecs);
+	return raw_exec(fd, &c);
+}
+
+/* The file of device NAME with a context: its fd, or -errno. */
+static inline int test_open(const char *name)
+{
+	int fd = open_uverbs(name), err;
+
+	if (fd < 0)
+		return -ENODEV;
+	err = test_get_context(fd);
+	if (err) {
+		close(fd);
+		return -err;
+	}
+	return fd;
+}
+
+/* Whether the file has a context: what importing a device checks. */
+static inline int test_query_context(int fd)
+{
+	struct raw_cmd c;
+
+	raw_init(&c, UVERBS_OBJECT_DEVICE, UVERBS_METHOD_QUERY_CONTEXT);
+	return raw_exec(fd, &c);
+}
+
+/* IBPD_METHOD_PD_ALLOC; pdn and id may be NULL. */
+static inline int test_pd_alloc(int fd, uint32_t *handle, uint32_t *pdn,
+				uint64_t *id)
+{
+	struct raw_cmd c;
+	uint32_t p;
+	int err;
+
+	raw_init(&c, UVERBS_OBJECT_PD, IBPD_METHOD_PD_ALLOC);
+	raw_attr(&c, IBPD_ATTR_PD_ALLOC_HANDLE, 0, 0);
+	raw_attr(&c, IBPD_ATTR_PD_ALLOC_RESP_PDN, sizeof(p), (uintptr_t)&p);
+	if (id)
+		raw_attr(&c, IBPD_ATTR_PD_ALLOC_RESP_ID, sizeof(*id),
+			 (uintptr_t)id);
+	err = raw_exec(fd, &c);
+	if (!err) {
+		*handle = c.attrs[0].data;
+		if (pdn)
+			*pdn = p;
+	}
+	return err;
+}
+
+/* The core's write-path ALLOC_PD; drv may be NULL. */
+static inline int test_pd_alloc_write(int fd, uint32_t *handle,
+				      struct ibpd_alloc_pd_resp *drv)
+{
+	struct ib_uverbs_alloc_pd req = {};
+	struct ib_uverbs_alloc_pd_resp resp;
+	int err;
+
+	err = raw_write(fd, IB_USER_VERBS_CMD_ALLOC_PD, &req, sizeof(req),
+			&resp, sizeof(resp), NULL, 0, drv,
+			drv ? sizeof(*drv) : 0);
+	if (!err)
+		*handle = resp.pd_handle;
+	return err;
+}
+
+static inline int test_pd_destroy(int fd, uint32_t handle)
+{
+	struct raw_cmd c;
+
+	raw_init(&c, UVERBS_OBJECT_PD, UVERBS_METHOD_PD_DESTROY);
+	raw_attr(&c, UVERBS_ATTR_DESTROY_PD_HANDLE, 0, handle);
+	return raw_exec(fd, &c);
+}
+
+/*
+ * IBPD_METHOD_PD_IMPORT; want_id (ESTALE unless it matches), pdn, id and
+ * usecnt may be NULL.
+ */
+static inline int test_pd_import(int fd, uint32_t handle,
+				 const uint64_t *want_id, uint32_t *pdn,
+				 uint64_t *id, uint32_t *usecnt)
+{
+	struct raw_cmd c;
+	uint32_t p;
+
+	raw_init(&c, UVERBS_OBJECT_PD, IBPD_METHOD_PD_IMPORT);
+	raw_attr(&c, IBPD_ATTR_PD_IMPORT_HANDLE, 0, handle);
+	raw_attr(&c, IBPD_ATTR_PD_IMPORT_RESP_PDN, sizeof(p),
+		 (uintptr_t)(pdn ? pdn : &p));
+	if (want_id)
+		raw_attr(&c, IBPD_ATTR_PD_IMPORT_ID, sizeof(*want_id),
+			 *want_id);
+	if (id)
+		raw_attr(&c, IBPD_ATTR_PD_IMPORT_RESP_ID, sizeof(*id),
+			 (uintptr_t)id);
+	if (usecnt)
+		raw_attr(&c, IBPD_ATTR_PD_IMPORT_RESP_USECNT, sizeof(*usecnt),
+			 (uintptr_t)usecnt);
+	return raw_exec(fd, &c);
+}
+
+/* The core's write-path REG_MR; lkey may be NULL. */
+static inline int test_mr_reg(int fd, uint32_t pd, void *addr, size_t len,
+			      int access, uint32_t *handle, uint32_t *lkey)
+{
+	struct ib_uverbs_reg_mr req = {
+		.start = (uintptr_t)addr,
+		.length = len,
+		.hca_va = (uintptr_t)addr,
+		.pd_handle = pd,
+		.access_flags = access,
+	};
+	struct ib_uverbs_reg_mr_resp resp;
+	int err;
+
+	err = raw_write(fd, IB_USER_VERBS_CMD_REG_MR, &req, sizeof(req),
+			&resp, sizeof(resp), NULL, 0, NULL, 0);
+	if (!err) {
+		*handle = resp.mr_handle;
+		if (lkey)
+			*lkey = resp.lkey;
+	}
+	return err;
+}
+
+static inline int test_mr_destroy(int fd, uint32_t handle)
+{
+	struct raw_cmd c;
+
+	raw_init(&c, UVERBS_OBJECT_MR, UVERBS_METHOD_MR_DESTROY);
+	raw_attr(&c, UVERBS_ATTR_DESTROY_MR_HANDLE, 0, handle);
+	return raw_exec(fd, &c);
 }
 
 static inline int dbg_path(char *buf, size_t len, const char *file)

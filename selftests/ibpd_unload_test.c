@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
-#include "ibpd_test.h"
+#include "ibpd_libtest.h"
 
 static int sh(const char *fmt, const char *arg)
 {
