@@ -71,7 +71,7 @@ static int ibpd_compat_enable_driver(struct ib_device *ibdev)
 
 	mutex_lock(&ibpd_compat_lock);
 	if (!ibpd_compat_find(ibdev)) {
-		cd = kzalloc(sizeof(*cd), GFP_KERNEL);
+		cd = kzalloc_obj(*cd);
 		if (!cd) {
 			mutex_unlock(&ibpd_compat_lock);
 			return -ENOMEM;
@@ -115,7 +115,7 @@ void ibpd_compat_set_device_ops(struct ib_device *ibdev,
  * As ib_unregister_driver(): each pass unregisters the first device, which
  * dealloc_driver takes off the list, so every pass removes one.
  */
-void ibpd_compat_unregister_driver(void)
+void ibpd_compat_unregister_driver(enum rdma_driver_id driver_id)
 {
 	struct ibpd_compat_dev *cd;
 	struct ib_device *ibdev;
@@ -136,16 +136,6 @@ void ibpd_compat_unregister_driver(void)
 }
 
 #ifndef IBPD_HAVE_CORE_PD_ALLOC
-/*
- * Exported by ib_core but declared only in drivers/infiniband/core/restrack.h,
- * which a module cannot include.
- */
-void rdma_restrack_add(struct rdma_restrack_entry *res);
-void rdma_restrack_new(struct rdma_restrack_entry *res,
-		       enum rdma_restrack_type type);
-void rdma_restrack_set_name(struct rdma_restrack_entry *res,
-			    const char *caller);
-
 /*
  * The core's UVERBS_METHOD_PD_ALLOC, in the driver namespace: the same
  * object as the write-path ALLOC_PD, so that UVERBS_METHOD_PD_DESTROY, MR

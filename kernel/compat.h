@@ -96,9 +96,8 @@ static inline int ib_no_udata_io(struct ib_udata *udata)
 #ifndef IBPD_HAVE_KZALLOC_OBJ
 #include <linux/slab.h>
 
-#define __ibpd_gfp(zero, gfp, ...) gfp
-#define kzalloc_obj(P, ...) \
-	kzalloc(sizeof(P), __ibpd_gfp(0, ##__VA_ARGS__, GFP_KERNEL))
+#define __ibpd_kzalloc_obj(P, gfp, ...) kzalloc(sizeof(P), gfp)
+#define kzalloc_obj(P, ...) __ibpd_kzalloc_obj(P, ##__VA_ARGS__, GFP_KERNEL)
 #endif
 
 /* 6.13 made symbol namespaces string literals: MODULE_IMPORT_NS("NS"). */
@@ -123,10 +122,10 @@ static inline int ib_no_udata_io(struct ib_udata *udata)
 
 void ibpd_compat_set_device_ops(struct ib_device *ibdev,
 				const struct ib_device_ops *ops);
-void ibpd_compat_unregister_driver(void);
+void ibpd_compat_unregister_driver(enum rdma_driver_id driver_id);
 
 #define ib_set_device_ops(ibdev, ops) ibpd_compat_set_device_ops(ibdev, ops)
-#define ib_unregister_driver(id) ibpd_compat_unregister_driver()
+#define ib_unregister_driver(id) ibpd_compat_unregister_driver(id)
 #endif
 
 /*
@@ -136,6 +135,18 @@ void ibpd_compat_unregister_driver(void);
  * device's methods as it registers.
  */
 #ifndef IBPD_HAVE_CORE_PD_ALLOC
+#include <rdma/restrack.h>
+
+/*
+ * Exported by ib_core but declared only in drivers/infiniband/core/restrack.h,
+ * which a module cannot include; compat.c's PD allocation uses them.
+ */
+void rdma_restrack_add(struct rdma_restrack_entry *res);
+void rdma_restrack_new(struct rdma_restrack_entry *res,
+		       enum rdma_restrack_type type);
+void rdma_restrack_set_name(struct rdma_restrack_entry *res,
+			    const char *caller);
+
 int ibpd_compat_register_device(struct ib_device *ibdev, const char *name,
 				struct device *dma_device);
 

@@ -126,10 +126,11 @@ int ibpd_dealloc_pd(struct ibpd_pd *pd)
 	return 0;
 }
 
-/* What an import or query expects of the PD; an id of 0: anything. */
+/* What an import or query expects of the PD. */
 struct pd_expect {
 	bool check_pdn;
 	uint32_t pdn;
+	bool check_id;
 	uint64_t id;
 };
 
@@ -147,7 +148,7 @@ static int pd_query(struct ibpd_context *ctx, uint32_t handle,
 	ibpd_cmd_idr(&cmd, IBPD_ATTR_PD_IMPORT_HANDLE, handle);
 	if (want->check_pdn)
 		ibpd_cmd_in_u32(&cmd, IBPD_ATTR_PD_IMPORT_PDN, want->pdn);
-	if (want->id)
+	if (want->check_id)
 		ibpd_cmd_in_u64(&cmd, IBPD_ATTR_PD_IMPORT_ID, want->id);
 	ibpd_cmd_out(&cmd, IBPD_ATTR_PD_IMPORT_RESP_PDN, pdn, sizeof(*pdn));
 	ibpd_cmd_out(&cmd, IBPD_ATTR_PD_IMPORT_RESP_ID, id, sizeof(*id));
@@ -189,14 +190,12 @@ struct ibpd_pd *ibpd_import_pd_checked(struct ibpd_context *ctx,
 			 &(struct pd_expect){ .check_pdn = true, .pdn = pdn });
 }
 
+/* No PD has the identity 0: ESTALE on ibpd devices. */
 struct ibpd_pd *ibpd_import_pd_id(struct ibpd_context *ctx,
 				  uint32_t pd_handle, uint64_t id)
 {
-	if (!id) {
-		errno = EINVAL;
-		return NULL;
-	}
-	return pd_import(ctx, pd_handle, &(struct pd_expect){ .id = id });
+	return pd_import(ctx, pd_handle,
+			 &(struct pd_expect){ .check_id = true, .id = id });
 }
 
 /* Userspace only: the kernel PD and its users are untouched. */
@@ -214,7 +213,9 @@ int ibpd_query_pd(struct ibpd_pd *pd, uint32_t *pdn, uint32_t *usecnt)
 	/* ESTALE once the handle names another PD */
 	ret = pd_query(pd->context, pd->handle,
 		       &(struct pd_expect){ .check_pdn = pd->pdn != 0,
-					    .pdn = pd->pdn, .id = pd->id },
+					    .pdn = pd->pdn,
+					    .check_id = pd->id != 0,
+					    .id = pd->id },
 		       &p, &id, &u);
 	if (ret)
 		return ret;
