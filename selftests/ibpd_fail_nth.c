@@ -90,6 +90,7 @@ static void __fail_nth_enable(struct __test_metadata *_metadata,
 	len = snprintf(buf, sizeof(buf), "%u", nth_state->iteration);
 	ASSERT_EQ(len, pwrite(nth_state->proc_fd, buf, len, 0));
 }
+
 #define fail_nth_enable() __fail_nth_enable(_metadata, _nth_state)
 
 /* What an allocation failure may surface as: ours, the VFS's, the core's. */
@@ -111,15 +112,14 @@ static bool clean_errno(int err)
 
 /*
  * TEST_FAIL_NTH(fixture, name) { body }: the body is a function of the
- * fixture; it returns 0 when every call succeeded.
+ * fixture (struct _test_data_<fixture>, what FIXTURE_DATA() names); it
+ * returns 0 when every call succeeded.
  */
-#define TEST_FAIL_NTH(fixture_name, name)				\
+#define TEST_FAIL_NTH(fixture, name)					\
 	static int test_nth_##name(struct __test_metadata *_metadata,	\
-				   FIXTURE_DATA(fixture_name) *self,	\
-				   const FIXTURE_VARIANT(fixture_name)	\
-					   *variant,			\
+				   struct _test_data_##fixture *self,	\
 				   struct fail_nth_state *_nth_state);	\
-	TEST_F(fixture_name, name)					\
+	TEST_F(fixture, name)						\
 	{								\
 		struct fail_nth_state nth_state = {};			\
 		int test_result = 0;					\
@@ -127,40 +127,41 @@ static bool clean_errno(int err)
 		if (!have_fault_injection)				\
 			SKIP(return, "no failslab/fail-nth");		\
 		fail_nth_first(_metadata, &nth_state);			\
-		ASSERT_EQ(0, test_nth_##name(_metadata, self, variant,	\
-					     &nth_state));		\
+		ASSERT_EQ(0, test_nth_##name(_metadata, self, &nth_state)); \
 		while (fail_nth_next(_metadata, &nth_state)) {		\
-			fixture_name##_teardown(_metadata, self, variant); \
-			fixture_name##_setup(_metadata, self, variant);	\
+			fixture##_teardown(_metadata, self, variant);	\
+			fixture##_setup(_metadata, self, variant);	\
 			test_result = test_nth_##name(_metadata, self,	\
-						      variant, &nth_state); \
+						      &nth_state);	\
 		}							\
 		ASSERT_EQ(0, test_result);				\
 		ksft_print_msg("fail-nth %s: %u fail points swept\n",	\
 			       #name, nth_state.iteration - 1);		\
 	}								\
-	static int test_nth_##name(					\
-		struct __test_metadata __attribute__((unused)) *_metadata, \
-		FIXTURE_DATA(fixture_name) __attribute__((unused)) *self, \
-		const FIXTURE_VARIANT(fixture_name) __attribute__((unused)) \
-			*variant,					\
-		struct fail_nth_state *_nth_state)
+	static int test_nth_##name(struct __test_metadata *_metadata,	\
+				   struct _test_data_##fixture *self,	\
+				   struct fail_nth_state *_nth_state)
 
-FIXTURE(sweep) {
+/* What a sweep opens and allocates; closing fd destroys the rest. */
+struct sweep_objs {
 	int fd;		/* a uverbs file with a context */
-	int fd2;	/* another fd of the same file, or another file */
+	int fd2;	/* another fd of the same file */
 	uint32_t pd, mr;
 	void *buf;
+};
+
+FIXTURE(sweep) {
+	struct sweep_objs o;
 	long long base_pds, base_mrs;
 };
 
 FIXTURE_SETUP(sweep)
 {
-	self->fd = -1;
-	self->fd2 = -1;
-	self->buf = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-	ASSERT_NE(MAP_FAILED, self->buf);
+	self->o.fd = -1;
+	self->o.fd2 = -1;
+	self->o.buf = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	ASSERT_NE(MAP_FAILED, self->o.buf);
 	self->base_pds = dbg_read("num_pds");
 	self->base_mrs = dbg_read("num_mrs");
 	ASSERT_LE(0, self->base_pds);
@@ -169,25 +170,24 @@ FIXTURE_SETUP(sweep)
 /* Closing the file destroys what is left in it: nothing may stay behind. */
 FIXTURE_TEARDOWN(sweep)
 {
-	if (self->fd2 >= 0)
-		close(self->fd2);
-	if (self->fd >= 0)
-		close(self->fd);
-	munmap(self->buf, 4096);
+	if (self->o.fd2 >= 0)
+		close(self->o.fd2);
+	if (self->o.fd >= 0)
+		close(self->o.fd);
+	munmap(self->o.buf, 4096);
 	ASSERT_EQ(self->base_pds, dbg_read("num_pds"));
 	ASSERT_EQ(self->base_mrs, dbg_read("num_mrs"));
 }
 
 /* The file and the PD (and MR) that the sweeps start from, unarmed. */
-static int open_pd(FIXTURE_DATA(sweep) *self, bool mr)
+static int open_pd(struct sweep_objs *o, bool mr)
 {
-	self->fd = test_open(test_dev());
-	if (self->fd < 0)
-		return -self->fd;
-	if (test_pd_alloc(self->fd, &self->pd, NULL, NULL))
+	o->fd = test_open(test_dev());
+	if (o->fd < 0)
 		return -1;
-	if (mr && test_mr_reg(self->fd, self->pd, self->buf, 4096, 1,
-			      &self->mr, NULL))
+	if (test_pd_alloc(o->fd, &o->pd, NULL, NULL))
+		return -1;
+	if (mr && test_mr_reg(o->fd, o->pd, o->buf, 4096, 1, &o->mr, NULL))
 		return -1;
 	return 0;
 }
@@ -195,21 +195,21 @@ static int open_pd(FIXTURE_DATA(sweep) *self, bool mr)
 TEST_FAIL_NTH(sweep, open_device)
 {
 	fail_nth_enable();
-	self->fd = test_open(test_dev());
-	return nth_check(self->fd < 0 ? -self->fd : 0);
+	self->o.fd = test_open(test_dev());
+	return nth_check(self->o.fd < 0 ? -self->o.fd : 0);
 }
 
 /* What ibv_import_device() does with a dup'ed fd. */
 TEST_FAIL_NTH(sweep, import_device)
 {
-	self->fd = test_open(test_dev());
-	if (self->fd < 0)
+	self->o.fd = test_open(test_dev());
+	if (self->o.fd < 0)
 		return -1;
 	fail_nth_enable();
-	self->fd2 = dup(self->fd);
-	if (self->fd2 < 0)
+	self->o.fd2 = dup(self->o.fd);
+	if (self->o.fd2 < 0)
 		return nth_check(errno);
-	return nth_check(test_query_context(self->fd2));
+	return nth_check(test_query_context(self->o.fd2));
 }
 
 TEST_FAIL_NTH(sweep, alloc_pd_ioctl)
@@ -217,22 +217,22 @@ TEST_FAIL_NTH(sweep, alloc_pd_ioctl)
 	uint64_t id;
 	uint32_t pdn;
 
-	self->fd = test_open(test_dev());
-	if (self->fd < 0)
+	self->o.fd = test_open(test_dev());
+	if (self->o.fd < 0)
 		return -1;
 	fail_nth_enable();
-	return nth_check(test_pd_alloc(self->fd, &self->pd, &pdn, &id));
+	return nth_check(test_pd_alloc(self->o.fd, &self->o.pd, &pdn, &id));
 }
 
 TEST_FAIL_NTH(sweep, alloc_pd_write)
 {
 	struct ibpd_alloc_pd_resp drv;
 
-	self->fd = test_open(test_dev());
-	if (self->fd < 0)
+	self->o.fd = test_open(test_dev());
+	if (self->o.fd < 0)
 		return -1;
 	fail_nth_enable();
-	return nth_check(test_pd_alloc_write(self->fd, &self->pd, &drv));
+	return nth_check(test_pd_alloc_write(self->o.fd, &self->o.pd, &drv));
 }
 
 TEST_FAIL_NTH(sweep, import_pd)
@@ -240,13 +240,13 @@ TEST_FAIL_NTH(sweep, import_pd)
 	uint32_t pdn, usecnt;
 	uint64_t id;
 
-	if (open_pd(self, false))
+	if (open_pd(&self->o, false))
 		return -1;
-	ASSERT_EQ(0, test_pd_import(self->fd, self->pd, NULL, NULL, &id, NULL));
-	self->fd2 = dup(self->fd);
-	ASSERT_LE(0, self->fd2);
+	ASSERT_EQ(0, test_pd_import(self->o.fd, self->o.pd, NULL, NULL, &id, NULL));
+	self->o.fd2 = dup(self->o.fd);
+	ASSERT_LE(0, self->o.fd2);
 	fail_nth_enable();
-	return nth_check(test_pd_import(self->fd2, self->pd, &id, &pdn, NULL,
+	return nth_check(test_pd_import(self->o.fd2, self->o.pd, &id, &pdn, NULL,
 					&usecnt));
 }
 
@@ -254,27 +254,27 @@ TEST_FAIL_NTH(sweep, reg_mr)
 {
 	uint32_t lkey;
 
-	if (open_pd(self, false))
+	if (open_pd(&self->o, false))
 		return -1;
 	fail_nth_enable();
-	return nth_check(test_mr_reg(self->fd, self->pd, self->buf, 4096, 1,
-				     &self->mr, &lkey));
+	return nth_check(test_mr_reg(self->o.fd, self->o.pd, self->o.buf, 4096, 1,
+				     &self->o.mr, &lkey));
 }
 
 TEST_FAIL_NTH(sweep, dereg_mr)
 {
-	if (open_pd(self, true))
+	if (open_pd(&self->o, true))
 		return -1;
 	fail_nth_enable();
-	return nth_check(test_mr_destroy(self->fd, self->mr));
+	return nth_check(test_mr_destroy(self->o.fd, self->o.mr));
 }
 
 TEST_FAIL_NTH(sweep, dealloc_pd)
 {
-	if (open_pd(self, false))
+	if (open_pd(&self->o, false))
 		return -1;
 	fail_nth_enable();
-	return nth_check(test_pd_destroy(self->fd, self->pd));
+	return nth_check(test_pd_destroy(self->o.fd, self->o.pd));
 }
 
 /* The cleanup of a file that still holds a PD and an MR. */
@@ -282,10 +282,10 @@ TEST_FAIL_NTH(sweep, close_with_objects)
 {
 	int fd;
 
-	if (open_pd(self, true))
+	if (open_pd(&self->o, true))
 		return -1;
-	fd = self->fd;
-	self->fd = -1;
+	fd = self->o.fd;
+	self->o.fd = -1;
 	fail_nth_enable();
 	return nth_check(close(fd) ? errno : 0);
 }

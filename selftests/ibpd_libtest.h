@@ -9,6 +9,8 @@
 #ifndef IBPD_LIBTEST_H
 #define IBPD_LIBTEST_H
 
+#include <rdma/ibpd_compat_ioctl_cmds.h>
+
 #include "ibpd_test.h"
 #include "ibpd.h"
 #include "scm_rights.h"

@@ -13,6 +13,8 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,7 +26,7 @@
 #include <rdma/ib_user_verbs.h>
 #include <rdma/rdma_user_ioctl_cmds.h>
 #include <rdma/ibpd-abi.h>
-#include <rdma/ibpd_compat_ioctl_cmds.h>
+#include <rdma/ibpd_user_ioctl_cmds.h>
 
 /* As the kernel's IB_DEVICE_NAME_MAX */
 #define IB_DEVICE_NAME_MAX 64
@@ -41,11 +43,18 @@ struct raw_cmd {
 	struct ib_uverbs_attr attrs[8];
 };
 
+/*
+ * The driver id every ioctl header must carry: the device's (the core
+ * refuses any other with EINVAL). test_open() finds it; 0 until then.
+ */
+static uint32_t test_driver_id;
+
 static inline void raw_init(struct raw_cmd *c, uint16_t obj, uint16_t meth)
 {
 	memset(c, 0, sizeof(*c));
 	c->hdr.object_id = obj;
 	c->hdr.method_id = meth;
+	c->hdr.driver_id = test_driver_id;
 }
 
 static inline struct ib_uverbs_attr *raw_attr(struct raw_cmd *c, uint16_t id,
@@ -197,13 +206,39 @@ static inline int test_get_context(int fd)
 	return raw_exec(fd, &c);
 }
 
+/*
+ * The driver id of the device behind fd: an ioctl on an object that does
+ * not exist fails with EINVAL under another driver id, EPROTONOSUPPORT
+ * under the right one. Out of tree ibpd has none (0); in tree it has
+ * RDMA_DRIVER_IBPD.
+ */
+static inline bool test_find_driver_id(int fd)
+{
+	struct raw_cmd c;
+	uint32_t id;
+
+	for (id = 0; id < 256; id++) {
+		memset(&c, 0, sizeof(c));
+		c.hdr.object_id = 0x3ff;
+		c.hdr.driver_id = id;
+		if (raw_exec(fd, &c) == EPROTONOSUPPORT) {
+			test_driver_id = id;
+			return true;
+		}
+	}
+	return false;
+}
+
 /* The file of device NAME with a context: its fd, or -errno. */
 static inline int test_open(const char *name)
 {
 	int fd = open_uverbs(name), err;
 
-	if (fd < 0)
+	if (fd < 0 || !test_find_driver_id(fd)) {
+		if (fd >= 0)
+			close(fd);
 		return -ENODEV;
+	}
 	err = test_get_context(fd);
 	if (err) {
 		close(fd);
@@ -221,25 +256,54 @@ static inline int test_query_context(int fd)
 	return raw_exec(fd, &c);
 }
 
-/* IBPD_METHOD_PD_ALLOC; pdn and id may be NULL. */
+/*
+ * The ioctl PD allocation: the core's UVERBS_METHOD_PD_ALLOC (new with
+ * the ibpd series), the pdn and identity in the driver response. On
+ * kernels without it (EPROTONOSUPPORT), the out-of-tree module's twin in
+ * the driver namespace, IBPD_METHOD_PD_ALLOC, whose ids these are
+ * (uapi/rdma/ibpd_compat_ioctl_cmds.h out of tree).
+ */
+enum {
+	TEST_METHOD_PD_ALLOC = UVERBS_METHOD_PD_DESTROY + 1,
+	TEST_ATTR_ALLOC_PD_HANDLE = 0,
+	TEST_COMPAT_METHOD_PD_ALLOC = 1U << UVERBS_ID_NS_SHIFT,
+	TEST_COMPAT_ATTR_HANDLE = 1U << UVERBS_ID_NS_SHIFT,
+	TEST_COMPAT_ATTR_RESP_PDN,
+	TEST_COMPAT_ATTR_RESP_ID,
+};
+
+static bool test_pd_alloc_compat;
+
+/* pdn and id may be NULL. */
 static inline int test_pd_alloc(int fd, uint32_t *handle, uint32_t *pdn,
 				uint64_t *id)
 {
+	struct ibpd_alloc_pd_resp drv = {};
 	struct raw_cmd c;
-	uint32_t p;
-	int err;
+	int err = EPROTONOSUPPORT;
 
-	raw_init(&c, UVERBS_OBJECT_PD, IBPD_METHOD_PD_ALLOC);
-	raw_attr(&c, IBPD_ATTR_PD_ALLOC_HANDLE, 0, 0);
-	raw_attr(&c, IBPD_ATTR_PD_ALLOC_RESP_PDN, sizeof(p), (uintptr_t)&p);
-	if (id)
-		raw_attr(&c, IBPD_ATTR_PD_ALLOC_RESP_ID, sizeof(*id),
-			 (uintptr_t)id);
-	err = raw_exec(fd, &c);
+	if (!test_pd_alloc_compat) {
+		raw_init(&c, UVERBS_OBJECT_PD, TEST_METHOD_PD_ALLOC);
+		raw_attr(&c, TEST_ATTR_ALLOC_PD_HANDLE, 0, 0);
+		raw_attr(&c, UVERBS_ATTR_UHW_OUT, sizeof(drv), (uintptr_t)&drv);
+		err = raw_exec(fd, &c);
+		test_pd_alloc_compat = err == EPROTONOSUPPORT;
+	}
+	if (test_pd_alloc_compat) {
+		raw_init(&c, UVERBS_OBJECT_PD, TEST_COMPAT_METHOD_PD_ALLOC);
+		raw_attr(&c, TEST_COMPAT_ATTR_HANDLE, 0, 0);
+		raw_attr(&c, TEST_COMPAT_ATTR_RESP_PDN, sizeof(drv.pdn),
+			 (uintptr_t)&drv.pdn);
+		raw_attr(&c, TEST_COMPAT_ATTR_RESP_ID, sizeof(drv.id),
+			 (uintptr_t)&drv.id);
+		err = raw_exec(fd, &c);
+	}
 	if (!err) {
 		*handle = c.attrs[0].data;
 		if (pdn)
-			*pdn = p;
+			*pdn = drv.pdn;
+		if (id)
+			*id = drv.id;
 	}
 	return err;
 }
