@@ -1,16 +1,19 @@
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 #
-# ibpd: out-of-tree kernel module (Kbuild), libibpd, selftests, test VM.
+# ibpd: out-of-tree kernel module (Kbuild), libibpd (rdma-core provider
+# and DV library), selftests, test VM.
 #
-#   make                 module (for the default test kernel), library, tests
+#   make                 module (for the default test kernel), provider +
+#                        DV library for the system's libibverbs, tool, tests
 #   make check           everything, then the kselftests in the test VM
 #   make check-quick     static checks and one kernel's kselftests (KERNEL=6.1)
 #   make bench           the cost of the PD verbs, as ratios, in the test VM
 #   make module KDIR=/lib/modules/$(uname -r)/build   build for your kernel
 #   make install [PREFIX=/usr/local] [DESTDIR=] [KDIR=]
-#                        library, headers, tool, man pages, module (+depmod)
+#                        library, provider link, ibpd.driver, DV header,
+#                        tool, man pages, module (+depmod)
 
-VERSION    := 1.2.0
+VERSION    := 2.0.0
 KERNEL     ?= 6.1
 IBPD_CACHE ?= $(HOME)/.cache/ibpd
 export IBPD_CACHE
@@ -35,9 +38,11 @@ UCFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -fPIC -D_GNU_SOURCE \
 	   -Iuser -Iuapi -fvisibility=default
 B       := build
 
-LIB_SRCS := user/cmd.c user/device.c user/mr.c user/netlink.c user/pd.c
-LIB_OBJS := $(LIB_SRCS:user/%.c=$(B)/user/%.o)
-SONAME   := libibpd.so.1
+# Until the kselftests speak raw ioctls: the old standalone library,
+# private to them (a static archive, never installed).
+LEGACY_SRCS := $(wildcard selftests/legacy/*.c)
+LEGACY_OBJS := $(LEGACY_SRCS:selftests/legacy/%.c=$(B)/selftests/legacy/%.o)
+LEGACY_LIB  := $(B)/selftests/libibpd-legacy.a
 
 TESTS    := $(addprefix $(B)/selftests/,ibpd_test ibpd_unload_test ibpd_stress ibpd_fail_nth ibpd_fuzz ibpd_generic_test ibpd_hold)
 
@@ -46,6 +51,10 @@ LIBDIR  ?= $(PREFIX)/lib
 INCDIR  ?= $(PREFIX)/include
 BINDIR  ?= $(PREFIX)/bin
 MANDIR  ?= $(PREFIX)/share/man
+# libibverbs reads its driver files from /etc/libibverbs.d whatever the
+# prefix; ibpd.driver names the provider by its absolute path.
+SYSCONFDIR ?= /etc
+PROVIDERDIR ?= $(LIBDIR)/libibverbs
 
 # make install puts the module of KDIR when given; else of the running
 # kernel when its build tree is installed; else of the test kernel.
@@ -55,6 +64,8 @@ INSTALL_KDIR = $(if $(wildcard $(RUNNING_KDIR)/Makefile),$(RUNNING_KDIR),$(KDIR)
 else
 INSTALL_KDIR = $(KDIR)
 endif
+
+include user/provider/provider.mk
 
 .PHONY: all module lib selftests check check-quick bench demo stage-upstream clean install \
 	install-lib install-man modules_install modules_install_built FORCE
@@ -70,25 +81,23 @@ module:
 	@for f in $(CURDIR)/kernel/*.[ch]; do ln -sfn $$f $(KMOD)/kernel/; done
 	$(MAKE) -C $(KDIR) M=$(KMOD) modules
 
-lib: $(B)/$(SONAME) $(B)/libibpd.a $(B)/libibpd.pc $(B)/ibpd
+lib: provider $(B)/libibpd.pc $(B)/ibpd
 
-# The tool runs from build/ (rpath $ORIGIN); the installed one has no rpath.
-$(B)/ibpd $(B)/install/ibpd: user/ibpd_tool.c user/ibpd.h user/scm_rights.h $(B)/$(SONAME)
+# The library of the system's provider ABI, as the tool and bench link it.
+SYSLIB := $(B)/provider/abi$(provider-sys-abi)
+DVFLAGS := -I$(B)/provider/include -L$(SYSLIB) -libpd -libverbs
+
+# The tool runs from build/ (rpath), the installed one has none.
+$(B)/ibpd $(B)/install/ibpd: user/ibpd_tool.c user/scm_rights.h $(LEGACY_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(UCFLAGS) -o $@ $< -L$(B) -libpd \
-		$(if $(findstring install,$@),,-Wl,-rpath,'$$ORIGIN')
+	$(CC) $(UCFLAGS) -Iselftests/legacy -o $@ $< $(LEGACY_LIB)
 
-$(B)/user/%.o: user/%.c user/ibpd.h user/ibpd_int.h $(wildcard uapi/rdma/*.h)
+$(B)/selftests/legacy/%.o: selftests/legacy/%.c selftests/legacy/ibpd.h \
+		selftests/legacy/ibpd_int.h $(wildcard uapi/rdma/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(UCFLAGS) -c -o $@ $<
+	$(CC) $(UCFLAGS) -Iselftests/legacy -c -o $@ $<
 
-$(B)/$(SONAME): $(LIB_OBJS) user/libibpd.map
-	$(CC) -shared -Wl,-soname,$(SONAME) \
-		-Wl,--version-script,user/libibpd.map -Wl,-z,defs \
-		-o $@ $(LIB_OBJS)
-	ln -sf $(SONAME) $(B)/libibpd.so
-
-$(B)/libibpd.a: $(LIB_OBJS)
+$(LEGACY_LIB): $(LEGACY_OBJS)
 	$(AR) rcs $@ $^
 
 # Paths relative to $(LIBDIR)/pkgconfig; remade every time, as PREFIX,
@@ -103,20 +112,19 @@ $(B)/libibpd.pc: user/libibpd.pc.in FORCE
 
 FORCE:
 
-selftests: $(TESTS)
+selftests: $(TESTS) provider-tests
 
 $(B)/selftests/%: selftests/%.c selftests/ibpd_test.h selftests/ibpd_libtest.h \
-		user/scm_rights.h $(B)/$(SONAME)
+		user/scm_rights.h $(LEGACY_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Wall -D_GNU_SOURCE -Iuser -Iuapi \
-		-I$(KSRC)/tools/testing/selftests -o $@ $< \
-		-L$(B) -libpd -Wl,-rpath,'$$ORIGIN/..'
+	$(CC) $(CFLAGS) -Wall -D_GNU_SOURCE -Iselftests/legacy -Iuser -Iuapi \
+		-I$(KSRC)/tools/testing/selftests -o $@ $< $(LEGACY_LIB)
 
-$(B)/bench/ibpd_bench: bench/ibpd_bench.c user/ibpd.h $(B)/$(SONAME)
+$(B)/bench/ibpd_bench: bench/ibpd_bench.c $(LEGACY_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(UCFLAGS) -o $@ $< -L$(B) -libpd -Wl,-rpath,'$$ORIGIN/..'
+	$(CC) $(UCFLAGS) -Iselftests/legacy -o $@ $< $(LEGACY_LIB)
 
-check: all
+check: all provider-all
 	scripts/check
 
 # A few minutes warm: the static checks and one kernel's kselftests.
@@ -139,15 +147,21 @@ clean:
 
 install: install-lib install-man modules_install
 
+# The library in LIBDIR, the provider link libibverbs opens beside it in
+# PROVIDERDIR, ibpd.driver (absolute path) where libibverbs reads it.
 install-lib: lib $(B)/install/ibpd
-	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCDIR)/rdma \
-		$(DESTDIR)$(BINDIR)
-	install -m 0755 $(B)/$(SONAME) $(DESTDIR)$(LIBDIR)/$(SONAME)
-	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libibpd.so
-	install -m 0644 $(B)/libibpd.a $(DESTDIR)$(LIBDIR)/
+	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(PROVIDERDIR) \
+		$(DESTDIR)$(INCDIR)/rdma $(DESTDIR)$(INCDIR)/infiniband \
+		$(DESTDIR)$(BINDIR) $(DESTDIR)$(SYSCONFDIR)/libibverbs.d
+	install -m 0755 $(SYSLIB)/libibpd.so.1 $(DESTDIR)$(LIBDIR)/libibpd.so.1
+	ln -sf libibpd.so.1 $(DESTDIR)$(LIBDIR)/libibpd.so
+	ln -sf $(shell realpath -m --relative-to=$(PROVIDERDIR) $(LIBDIR))/libibpd.so.1 \
+		$(DESTDIR)$(PROVIDERDIR)/libibpd-rdmav$(provider-sys-abi).so
+	echo "driver $(PROVIDERDIR)/libibpd" > \
+		$(DESTDIR)$(SYSCONFDIR)/libibverbs.d/ibpd.driver
 	install -m 0644 $(B)/libibpd.pc $(DESTDIR)$(LIBDIR)/pkgconfig/
 	install -m 0755 $(B)/install/ibpd $(DESTDIR)$(BINDIR)/ibpd
-	install -m 0644 user/ibpd.h $(DESTDIR)$(INCDIR)/
+	install -m 0644 user/provider/ibpddv.h $(DESTDIR)$(INCDIR)/infiniband/
 	install -m 0644 uapi/rdma/*.h $(DESTDIR)$(INCDIR)/rdma/
 
 install-man:

@@ -1,11 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 #
 # The ibpd rdma-core provider and direct-verbs library, one shared object
-# (libibpd-dv.so.1; libibverbs loads it as libibpd-rdmavNN.so), built
+# (libibpd.so.1; libibverbs loads it as libibpd-rdmavNN.so), built
 # against Debian's rdma-core tree of the matching provider ABI
 # (scripts/rdma-core-fetch: ABI 34 from 56.1, ABI 65 from 65.0), plus the
-# verbs tests: the seed contract (a plain libibverbs program) and the DV API. Included by the top
-# Makefile; also works alone: make -f user/provider/provider.mk provider
+# verbs tests: the seed contract (a plain libibverbs program) and the DV
+# API. Included by the top Makefile; also works alone:
+# make -f user/provider/provider.mk provider
 #
 #   provider            for the provider ABI of the system's libibverbs
 #   provider-all        for every ABI we test (34, 65)
@@ -33,12 +34,12 @@ provider-abis := 34 65
 
 provider-srcs := $(addprefix user/provider/,ibpd.c verbs.c dv.c)
 provider-deps := $(provider-srcs) $(addprefix user/provider/,ibpd.h ibpddv.h \
-	libibpd-dv.map provider.mk) $(wildcard uapi/rdma/*.h)
+	libibpd.map provider.mk) $(wildcard uapi/rdma/*.h)
 provider-cflags := $(CFLAGS) -std=gnu11 -fPIC \
 	-Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
 	-Wmissing-prototypes -Wstrict-prototypes -Wshadow -Werror
-provider-ldflags := -shared -Wl,-soname,libibpd-dv.so.1 \
-	-Wl,--version-script,user/provider/libibpd-dv.map \
+provider-ldflags := -shared -Wl,-soname,libibpd.so.1 \
+	-Wl,--version-script,user/provider/libibpd.map \
 	-Wl,-z,defs -Wl,-z,relro -Wl,-z,now
 
 .PHONY: provider provider-all provider-tests provider-check provider-clean \
@@ -56,9 +57,9 @@ provider-all: $(addprefix provider-abi,$(provider-abis))
 # provider-build ABI: the library, the provider link libibverbs opens, the
 # link applications build against; then a check that it is the wanted ABI.
 define provider-build
-provider-abi$(1): $(B)/provider/abi$(1)/libibpd-dv.so.1
+provider-abi$(1): $(B)/provider/abi$(1)/libibpd.so.1
 
-$(B)/provider/abi$(1)/libibpd-dv.so.1: $(provider-deps)
+$(B)/provider/abi$(1)/libibpd.so.1: $(provider-deps)
 	@mkdir -p $$(@D)
 	rc=$$$$(scripts/rdma-core-fetch $(provider-rdma-core-$(1))) && \
 	$$(CC) $$(provider-cflags) -I$$$$rc/include -Iuapi -Iuser/provider \
@@ -67,8 +68,8 @@ $(B)/provider/abi$(1)/libibpd-dv.so.1: $(provider-deps)
 	objdump -T $$@.tmp | grep -q 'verbs_register_driver_$(1)$$$$' || \
 		{ echo "$$@: not provider ABI $(1)" >&2; rm -f $$@.tmp; exit 1; }
 	mv $$@.tmp $$@
-	ln -sfn libibpd-dv.so.1 $$(@D)/libibpd-rdmav$(1).so
-	ln -sfn libibpd-dv.so.1 $$(@D)/libibpd-dv.so
+	ln -sfn libibpd.so.1 $$(@D)/libibpd-rdmav$(1).so
+	ln -sfn libibpd.so.1 $$(@D)/libibpd.so
 endef
 $(foreach abi,$(provider-abis),$(eval $(call provider-build,$(abi))))
 
@@ -92,11 +93,11 @@ $(B)/provider/include/infiniband/ibpddv.h: user/provider/ibpddv.h
 # (LD_LIBRARY_PATH), the test has no rpath.
 $(B)/provider/dv_test: selftests/verbs/dv_test.c \
 		$(B)/provider/include/infiniband/ibpddv.h \
-		$(B)/provider/abi$(provider-sys-abi)/libibpd-dv.so.1
+		$(B)/provider/abi$(provider-sys-abi)/libibpd.so.1
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -std=gnu11 -Wall -D_GNU_SOURCE \
 		-I$(B)/provider/include -I$(provider-ksft) -o $@ $< \
-		-L$(B)/provider/abi$(provider-sys-abi) -libpd-dv -libverbs
+		-L$(B)/provider/abi$(provider-sys-abi) -libpd -libverbs
 
 provider-check: provider-all provider-tests
 	selftests/verbs/run.sh
