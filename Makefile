@@ -88,9 +88,11 @@ SYSLIB := $(B)/provider/abi$(provider-sys-abi)
 DVFLAGS := -I$(B)/provider/include -L$(SYSLIB) -libpd -libverbs
 
 # The tool runs from build/ (rpath), the installed one has none.
-$(B)/ibpd $(B)/install/ibpd: user/ibpd_tool.c user/scm_rights.h $(LEGACY_LIB)
+$(B)/ibpd $(B)/install/ibpd: user/ibpd_tool.c user/scm_rights.h \
+		$(B)/provider/include/infiniband/ibpddv.h $(SYSLIB)/libibpd.so.1
 	@mkdir -p $(dir $@)
-	$(CC) $(UCFLAGS) -Iselftests/legacy -o $@ $< $(LEGACY_LIB)
+	$(CC) $(UCFLAGS) -o $@ $< $(DVFLAGS) \
+		$(if $(findstring install,$@),,-Wl,-rpath,'$$ORIGIN/provider/abi$(provider-sys-abi)')
 
 $(B)/selftests/legacy/%.o: selftests/legacy/%.c selftests/legacy/ibpd.h \
 		selftests/legacy/ibpd_int.h $(wildcard uapi/rdma/*.h)

@@ -1,9 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 #
-# Tests of the ibpd command-line tool, in the test VM (ibpd0 and rxe0 up):
-# usage and exit codes, `ibpd devices`, `ibpd pds` on the files of another
-# process (text and JSON, checked with python3), `ibpd demo`. kselftest TAP.
+# Tests of the ibpd command-line tool (libibverbs + ibpd's DV API), in the
+# test VM (ibpd0 and rxe0 up): usage and exit codes, `ibpd devices`, `ibpd
+# pds` on the files of another process (text and JSON, checked with
+# python3), `ibpd demo`. kselftest TAP.
 set -u
 dir=$(cd "$(dirname "$0")" && pwd)
 build=${IBPD_BUILD:-$dir/../build}
@@ -32,7 +33,7 @@ hold() {
 }
 
 echo "TAP version 13"
-echo "1..16"
+echo "1..18"
 
 expect_rc 0 "--help" "$ibpd" --help
 grep -q '^usage: ibpd' "$tmp/out"; ok $? "--help prints the usage"
@@ -42,17 +43,21 @@ expect_rc 2 "invalid --pid: usage error" "$ibpd" pds --pid 12x
 expect_rc 2 "demo has no --json: usage error" "$ibpd" --json demo
 
 "$ibpd" devices > "$tmp/out" 2>&1 &&
-	grep -Eq '^ibpd0 +uverbs[0-9]+ +[0-9]+ +0 +yes$' "$tmp/out" &&
-	grep -Eq '^rxe0 +uverbs[0-9]+ +[0-9]+ +[0-9]+ +no$' "$tmp/out"
-ok $? "devices: ibpd0 imports PDs, rxe0 does not"
+	grep -Eq '^ibpd0 +uverbs[0-9]+ +[0-9]+ +yes +yes$' "$tmp/out" &&
+	grep -Eq '^rxe0 +uverbs[0-9]+ +[0-9]+ +no +no$' "$tmp/out"
+ok $? "devices: ibpd0 is ibpd's and imports PDs, rxe0 neither"
+
+"$ibpd" -d devices > "$tmp/out" 2>&1 &&
+	grep -Eq '^ibpd0 +uverbs[0-9]+ +[0-9]+ +yes +yes +[0-9a-f]{16} +[0-9.]+ +[1-9][0-9]* +[1-9][0-9]*$' "$tmp/out"
+ok $? "devices -d: GUID, firmware, max_pd and max_mr"
 
 "$ibpd" devices --json > "$tmp/dev.json" 2> "$tmp/out" &&
 	python3 -m json.tool "$tmp/dev.json" > /dev/null 2>> "$tmp/out" &&
 	python3 - "$tmp/dev.json" >> "$tmp/out" 2>&1 <<'PY'
 import json, sys
 devs = {d["device"]: d for d in json.load(open(sys.argv[1]))["devices"]}
-assert devs["ibpd0"]["pd_import"] is True and devs["ibpd0"]["driver_id"] == 0
-assert devs["rxe0"]["pd_import"] is False
+assert devs["ibpd0"]["pd_import"] is True and devs["ibpd0"]["ibpd"] is True
+assert devs["rxe0"]["pd_import"] is False and devs["rxe0"]["ibpd"] is False
 assert all(d["uverbs"].startswith("uverbs") for d in devs.values())
 PY
 ok $? "devices --json: parses with python3 -m json.tool, says the same"
@@ -87,23 +92,32 @@ expect_rc 1 "pds --fd of a file that is not uverbs: fails" \
 "$ibpd" pds > "$tmp/out" 2>&1 && grep -q "has no uverbs file open" "$tmp/out"
 ok $? "pds of a process without uverbs files"
 
+"$ibpd" -j -p -d pds --pid "$hold_pid" > "$tmp/pretty.json" 2> "$tmp/out" &&
+	[ "$(wc -l < "$tmp/pretty.json")" -gt 10 ] &&
+	python3 - "$tmp/pretty.json" >> "$tmp/out" 2>&1 <<'PY'
+import json, sys
+f, = json.load(open(sys.argv[1]))["files"]
+assert len(f["pds"]) == 3 and all(p["id"] > 0 for p in f["pds"]), f
+PY
+ok $? "pds -j -p -d: pretty JSON with each PD's identity"
+
 hold rxe0 2
 "$ibpd" pds --pid "$hold_pid" --json > "$tmp/rxe.json" 2> "$tmp/out" &&
 	python3 - "$tmp/rxe.json" >> "$tmp/out" 2>&1 <<'PY'
 import json, sys
 f, = json.load(open(sys.argv[1]))["files"]
-assert f["device"] == "rxe0" and len(f["pds"]) == 2, f
-assert all(p["pdn"] is None and p["usecnt"] is None for p in f["pds"]), f
+assert f["device"] == "rxe0" and f["ibpd"] is False and f["pds"] is None, f
 PY
-ok $? "pds on rxe0: handles listed, pdn and use count unknown (null)"
+ok $? "pds on rxe0: the file shown, no DV call made, PDs null"
 
 "$ibpd" demo > "$tmp/out" 2>&1 &&
-	grep -q 'ibpd_dealloc_pd -> 16 (Device or resource busy)' "$tmp/out" &&
+	grep -q 'ibv_dealloc_pd -> 16 (Device or resource busy)' "$tmp/out" &&
+	grep -q 'ibpddv_import_pd(handle [0-9]*, id [1-9]' "$tmp/out" &&
 	grep -q 'demo complete' "$tmp/out"
 ok $? "demo: the whole story, exit 0"
 
-"$ibpd" -d rxe0 demo > "$tmp/out" 2>&1
-[ $? = 1 ] && grep -q 'ibpd_import_pd_id: Operation not supported' "$tmp/out"
-ok $? "demo on rxe0: import fails with EOPNOTSUPP, exit 1"
+"$ibpd" --device rxe0 demo > "$tmp/out" 2>&1
+[ $? = 1 ] && grep -q 'ibv_import_device: Operation not supported' "$tmp/out"
+ok $? "demo on rxe0: ibv_import_device fails with EOPNOTSUPP, exit 1"
 
 tap_totals

@@ -2,9 +2,10 @@
 /*
  * Copyright (c) 2026 The ibpd authors.
  *
- * ibpd: what libibpd can do, from the command line.
+ * ibpd: PD sharing from the command line, on libibverbs and ibpd's direct
+ * verbs (<infiniband/ibpddv.h>).
  *
- *   ibpd devices         the RDMA devices with a uverbs char device
+ *   ibpd devices         the RDMA devices libibverbs drives
  *   ibpd pds             the PDs of a uverbs file: handle, pdn, use count
  *   ibpd demo            share a PD between two processes over SCM_RIGHTS
  *
@@ -14,6 +15,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -25,8 +27,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <linux/kcmp.h>
+#include <infiniband/ibpddv.h>
+#include <infiniband/verbs.h>
 
-#include "ibpd.h"
 #include "scm_rights.h"
 
 struct share_msg {
@@ -39,7 +42,8 @@ struct share_msg {
 
 static const char *dev = "ibpd0";
 static const char *role = "parent";
-static bool json;
+static bool json, pretty, details;
+static FILE *out;	/* stdout, or the JSON to pretty-print */
 static pid_t opt_pid;
 static int opt_fd = -1;
 
@@ -74,6 +78,7 @@ static void show_pds(void)
 	if (!noted)
 		printf("  (rdma's pdn is ib_core's resource id; users: MRs on the PD)\n");
 	noted = true;
+	fflush(stdout);
 }
 
 static int step(int sock, char send, char expect)
@@ -87,13 +92,36 @@ static int step(int sock, char send, char expect)
 	return 0;
 }
 
-/* The second process: gets the file, imports the PD, uses it, lets go. */
+static struct ibv_context *open_by_name(const char *name)
+{
+	struct ibv_device **list = ibv_get_device_list(NULL);
+	struct ibv_context *ctx = NULL;
+	int i;
+
+	if (!list)
+		return NULL;
+	errno = ENODEV;
+	for (i = 0; list[i]; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), name)) {
+			ctx = ibv_open_device(list[i]);
+			break;
+		}
+	ibv_free_device_list(list);
+	return ctx;
+}
+
+/*
+ * The second process: gets the file, imports the PD (checked against its
+ * identity where the device has one), uses it, lets go.
+ */
 static int demo_child(int sock)
 {
-	struct ibpd_context *ctx;
+	struct ibv_context *ctx;
+	struct ibpddv_pd_attr attr = {};
+	const char *how;
 	struct share_msg m;
-	struct ibpd_pd *pd;
-	struct ibpd_mr *mr;
+	struct ibv_pd *pd;
+	struct ibv_mr *mr;
 	size_t len = 64 * 1024;
 	void *buf;
 	int fd, ret;
@@ -105,41 +133,47 @@ static int demo_child(int sock)
 		return 1;
 	}
 	say("received the uverbs command fd %d over SCM_RIGHTS", fd);
-	ctx = ibpd_import_device(fd);
+	ctx = ibv_import_device(fd);
 	if (!ctx) {
-		say("ibpd_import_device: %s", strerror(errno));
+		say("ibv_import_device: %s", strerror(errno));
 		return 1;
 	}
-	say("ibpd_import_device(%d) -> context on %s  [ibv_import_device]", fd,
-	    ibpd_context_ibdev_name(ctx));
+	say("ibv_import_device(%d) -> context on %s", fd,
+	    ibv_get_device_name(ctx->device));
 
-	pd = ibpd_import_pd_id(ctx, m.handle, m.id);
+	how = m.id ? "ibpddv_import_pd" : "ibv_import_pd";
+	pd = m.id ? ibpddv_import_pd(ctx, m.handle, m.id) :
+		    ibv_import_pd(ctx, m.handle);
 	if (!pd) {
-		say("ibpd_import_pd_id: %s", strerror(errno));
+		say("%s: %s", how, strerror(errno));
 		return 1;
 	}
-	say("ibpd_import_pd_id(handle %u, id %llu) -> PD pdn %u, no new kernel object  [ibv_import_pd, and the handle must still name that PD]",
-	    m.handle, (unsigned long long)m.id, ibpd_pd_pdn(pd));
+	if (ibpddv_query_pd(pd, &attr))
+		say("ibv_import_pd(handle %u) -> PD, no new kernel object",
+		    m.handle);
+	else
+		say("ibpddv_import_pd(handle %u, id %" PRIu64 ") -> PD pdn %u, no new kernel object  [ibv_import_pd, and the handle must still name that PD]",
+		    m.handle, m.id, attr.pdn);
 
 	buf = aligned_alloc(4096, len);
 	if (!buf)
 		return 1;
-	mr = ibpd_reg_mr(pd, buf, len, IBPD_ACCESS_LOCAL_WRITE);
+	mr = ibv_reg_mr(pd, buf, len, IBV_ACCESS_LOCAL_WRITE);
 	if (!mr) {
-		say("ibpd_reg_mr: %s", strerror(errno));
+		say("ibv_reg_mr: %s", strerror(errno));
 		return 1;
 	}
-	say("ibpd_reg_mr(imported PD, %zu KiB) -> lkey 0x%x rkey 0x%x  [ibv_reg_mr]",
-	    len / 1024, ibpd_mr_lkey(mr), ibpd_mr_rkey(mr));
+	say("ibv_reg_mr(imported PD, %zu KiB) -> lkey 0x%x rkey 0x%x",
+	    len / 1024, mr->lkey, mr->rkey);
 	if (step(sock, 'm', 'd'))
 		return 1;
 
-	ret = ibpd_dereg_mr(mr);
-	say("ibpd_dereg_mr -> %d", ret);
-	ibpd_unimport_pd(pd);
-	say("ibpd_unimport_pd: userspace object freed, no kernel call  [ibv_unimport_pd]");
-	ret |= ibpd_close_device(ctx);
-	say("ibpd_close_device -> done (the parent still holds the file)");
+	ret = ibv_dereg_mr(mr);
+	say("ibv_dereg_mr -> %d", ret);
+	ibv_unimport_pd(pd);
+	say("ibv_unimport_pd: userspace object freed, no kernel call");
+	ret |= ibv_close_device(ctx);
+	say("ibv_close_device -> done (the parent still holds the file)");
 	free(buf);
 	if (step(sock, 'u', 0))
 		return 1;
@@ -148,27 +182,35 @@ static int demo_child(int sock)
 
 static int demo(void)
 {
-	struct ibpd_context *ctx;
-	struct share_msg m;
-	struct ibpd_pd *pd;
+	struct ibpddv_pd_attr attr = {};
+	struct ibv_context *ctx;
+	struct share_msg m = {};
+	struct ibv_pd *pd;
 	int sv[2], status, ret;
 	pid_t pid;
 
-	ctx = ibpd_open_device(dev);
+	ctx = open_by_name(dev);
 	if (!ctx) {
-		say("ibpd_open_device(%s): %s", dev, strerror(errno));
+		say("ibv_open_device(%s): %s", dev, strerror(errno));
 		return 1;
 	}
-	say("ibpd_open_device(%s) -> cmd fd %d  [ibv_open_device]", dev,
-	    ibpd_context_cmd_fd(ctx));
-	pd = ibpd_alloc_pd(ctx);
+	say("ibv_open_device(%s) -> cmd fd %d", dev, ctx->cmd_fd);
+	pd = ibv_alloc_pd(ctx);
 	if (!pd) {
-		say("ibpd_alloc_pd: %s", strerror(errno));
+		say("ibv_alloc_pd: %s", strerror(errno));
 		return 1;
 	}
-	say("ibpd_alloc_pd -> handle %u, pdn %u, id %llu  [ibv_alloc_pd; pd->handle]",
-	    ibpd_pd_handle(pd), ibpd_pd_pdn(pd),
-	    (unsigned long long)ibpd_pd_id(pd));
+	m.handle = pd->handle;
+	ret = ibpddv_query_pd(pd, &attr);
+	if (!ret) {
+		m.pdn = attr.pdn;
+		m.id = attr.id;
+		say("ibv_alloc_pd -> pd->handle %u; ibpddv_query_pd -> pdn %u, id %" PRIu64,
+		    m.handle, m.pdn, m.id);
+	} else {
+		say("ibv_alloc_pd -> pd->handle %u; ibpddv_query_pd: %s",
+		    m.handle, strerror(ret));
+	}
 	show_pds();
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv))
@@ -182,19 +224,15 @@ static int demo(void)
 	}
 	close(sv[1]);
 
-	m.handle = ibpd_pd_handle(pd);
-	m.pdn = ibpd_pd_pdn(pd);
-	m.id = ibpd_pd_id(pd);
-	if (ibpd_send_fd(sv[0], ibpd_context_cmd_fd(ctx), &m, sizeof(m)))
+	if (ibpd_send_fd(sv[0], ctx->cmd_fd, &m, sizeof(m)))
 		return 1;
-	say("sent the cmd fd, PD handle %u and id %llu to pid %d", m.handle,
-	    (unsigned long long)m.id, pid);
+	say("sent the cmd fd, PD handle %u and id %" PRIu64 " to pid %d",
+	    m.handle, m.id, pid);
 	if (step(sv[0], 0, 'm'))
 		goto child_failed;
 
-	ret = ibpd_dealloc_pd(pd);
-	say("ibpd_dealloc_pd -> %d (%s): the child's MR uses the PD  [ibv_dealloc_pd]",
-	    ret,
+	ret = ibv_dealloc_pd(pd);
+	say("ibv_dealloc_pd -> %d (%s): the child's MR uses the PD", ret,
 	    ret ? strerror(ret) : "success");
 	if (ret != EBUSY)
 		return 1;
@@ -209,13 +247,13 @@ static int demo(void)
 	    WEXITSTATUS(status))
 		goto child_failed;
 
-	ret = ibpd_dealloc_pd(pd);
-	say("ibpd_dealloc_pd -> %d (%s)", ret, ret ? strerror(ret) : "success");
+	ret = ibv_dealloc_pd(pd);
+	say("ibv_dealloc_pd -> %d (%s)", ret, ret ? strerror(ret) : "success");
 	if (ret)
 		return 1;
 	show_pds();
-	ret = ibpd_close_device(ctx);
-	say("ibpd_close_device -> %d; demo complete", ret);
+	ret = ibv_close_device(ctx);
+	say("ibv_close_device -> %d; demo complete", ret);
 	return ret ? 1 : 0;
 
 child_failed:
@@ -228,75 +266,139 @@ static void json_str(const char *str)
 {
 	const unsigned char *c;
 
-	putchar('"');
+	fputc('"', out);
 	for (c = (const unsigned char *)str; *c; c++) {
 		if (*c == '"' || *c == '\\')
-			printf("\\%c", *c);
+			fprintf(out, "\\%c", *c);
 		else if (*c < 0x20)
-			printf("\\u%04x", *c);
+			fprintf(out, "\\u%04x", *c);
 		else
-			putchar(*c);
+			fputc(*c, out);
 	}
-	putchar('"');
+	fputc('"', out);
 }
 
-/* Probes with a handle no file can hold: EOPNOTSUPP means no ibpd methods. */
-static int device_imports(const char *name)
+/* -p: JSON one member per line, indented by depth, as rdma -j -p. */
+static void json_pretty(const char *s)
 {
-	struct ibpd_context *ctx = ibpd_open_device(name);
-	struct ibpd_pd *pd;
-	int ret;
+	bool in_str = false, esc = false;
+	int depth = 0;
 
-	if (!ctx)
-		return -1;
-	pd = ibpd_import_pd(ctx, UINT32_MAX);
-	ret = pd || errno != EOPNOTSUPP;
-	if (pd)
-		ibpd_unimport_pd(pd);
-	ibpd_close_device(ctx);
-	return ret;
+	for (; *s; s++) {
+		if (in_str) {
+			putchar(*s);
+			if (esc)
+				esc = false;
+			else if (*s == '\\')
+				esc = true;
+			else if (*s == '"')
+				in_str = false;
+			continue;
+		}
+		switch (*s) {
+		case '"':
+			in_str = true;
+			putchar(*s);
+			break;
+		case '{':
+		case '[':
+			printf("%c\n%*s", *s, 2 * ++depth, "");
+			break;
+		case '}':
+		case ']':
+			printf("\n%*s%c", 2 * --depth, "", *s);
+			break;
+		case ',':
+			printf(",\n%*s", 2 * depth, "");
+			while (s[1] == ' ')
+				s++;
+			break;
+		default:
+			putchar(*s);
+		}
+	}
+	putchar('\n');
+}
+
+/*
+ * Whether the device imports PDs: a generic ibv_import_pd() of a handle no
+ * file holds fails with ENOENT where it does, EOPNOTSUPP where not.
+ */
+static bool device_imports(struct ibv_context *ctx)
+{
+	struct ibv_pd *pd = ibv_import_pd(ctx, UINT32_MAX);
+
+	if (pd) {
+		ibv_unimport_pd(pd);
+		return true;
+	}
+	return errno != EOPNOTSUPP;
+}
+
+static void device_row(struct ibv_device *d, int i)
+{
+	struct ibv_device_attr attr = {};
+	struct ibv_context *ctx = ibv_open_device(d);
+	bool can = ctx && device_imports(ctx);
+	bool ibpd = ibpddv_is_supported(d);
+
+	if (ctx && details && ibv_query_device(ctx, &attr))
+		memset(&attr, 0, sizeof(attr));
+	if (ctx)
+		ibv_close_device(ctx);
+	if (!json) {
+		printf("%-16s %-10s %5d %5s %10s", ibv_get_device_name(d),
+		       d->dev_name, ibv_get_device_index(d), ibpd ? "yes" : "no",
+		       can ? "yes" : "no");
+		if (details)
+			printf("  %016" PRIx64 " %-12s %10d %10d",
+			       be64toh(ibv_get_device_guid(d)), attr.fw_ver,
+			       attr.max_pd, attr.max_mr);
+		printf("\n");
+		return;
+	}
+	fprintf(out, "%s{\"device\": ", i ? "," : "");
+	json_str(ibv_get_device_name(d));
+	fprintf(out, ", \"uverbs\": ");
+	json_str(d->dev_name);
+	fprintf(out, ", \"index\": %d, \"ibpd\": %s, \"pd_import\": %s",
+		ibv_get_device_index(d), ibpd ? "true" : "false",
+		can ? "true" : "false");
+	if (details) {
+		fprintf(out, ", \"node_guid\": \"%016" PRIx64 "\", \"fw_ver\": ",
+			be64toh(ibv_get_device_guid(d)));
+		json_str(attr.fw_ver);
+		fprintf(out, ", \"max_pd\": %d, \"max_mr\": %d", attr.max_pd,
+			attr.max_mr);
+	}
+	fprintf(out, "}");
 }
 
 static int cmd_devices(void)
 {
-	static const char *const imp[] = { "?", "no", "yes" };
-	struct ibpd_device **list;
+	struct ibv_device **list;
 	int i, n;
 
-	list = ibpd_get_device_list(&n);
+	list = ibv_get_device_list(&n);
 	if (!list) {
 		fprintf(stderr, "ibpd: listing RDMA devices: %s\n",
 			strerror(errno));
 		return 1;
 	}
 	if (json)
-		printf("{\"devices\": [");
+		fprintf(out, "{\"devices\": [");
 	else if (n)
-		printf("%-16s %-10s %5s %9s  %s\n", "device", "uverbs",
-		       "index", "driver_id", "pd_import");
-	for (i = 0; i < n; i++) {
-		const struct ibpd_device *d = list[i];
-		int can = device_imports(d->name);
-
-		if (!json) {
-			printf("%-16s %-10s %5u %9u  %s\n", d->name,
-			       d->dev_name, d->index, d->driver_id,
-			       imp[can + 1]);
-			continue;
-		}
-		printf("%s\n  {\"device\": ", i ? "," : "");
-		json_str(d->name);
-		printf(", \"uverbs\": ");
-		json_str(d->dev_name);
-		printf(", \"index\": %u, \"driver_id\": %u, \"pd_import\": %s}",
-		       d->index, d->driver_id,
-		       can < 0 ? "null" : can ? "true" : "false");
-	}
+		printf("%-16s %-10s %5s %5s %10s%s\n", "device", "uverbs",
+		       "index", "ibpd", "pd_import", details ?
+		       "  node_guid        fw_ver           max_pd     max_mr" :
+		       "");
+	for (i = 0; i < n; i++)
+		device_row(list[i], i);
 	if (json)
-		printf("%s]}\n", n ? "\n" : "");
+		fprintf(out, "]}");
 	else if (!n)
-		printf("no RDMA device with a uverbs char device\n");
-	ibpd_free_device_list(list);
+		printf("no RDMA device that libibverbs drives\n");
+	ibv_free_device_list(list);
 	return 0;
 }
 
@@ -307,67 +409,97 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* One uverbs file: its PDs, with pdn and use count where the device tells. */
-static int show_file(struct ibpd_context *ctx, pid_t pid, int fd)
+/* One PD of the file: "pdn": null where the device does not tell. */
+static void show_pd(struct ibv_context *ctx, uint32_t handle,
+		    const struct ibpddv_pd_attr *a, int err, size_t shown)
 {
-	static int files_shown;	/* for the separators */
+	if (json) {
+		fprintf(out, "%s{\"handle\": %u, ", shown ? ", " : "", handle);
+		if (err)
+			fprintf(out, "\"pdn\": null, \"usecnt\": null");
+		else
+			fprintf(out, "\"pdn\": %u, \"usecnt\": %u", a->pdn,
+				a->usecnt);
+		if (details && !err)
+			fprintf(out, ", \"id\": %" PRIu64, a->id);
+		fprintf(out, "}");
+	} else if (err) {
+		printf("  %8u %10s %8s\n", handle, "-", "-");
+	} else {
+		printf("  %8u %10u %8u", handle, a->pdn, a->usecnt);
+		if (details)
+			printf(" %20" PRIu64, a->id);
+		printf("\n");
+	}
+}
+
+static int files_shown;	/* for the separators */
+
+/* A file of a device that is not ibpd: shown, its PDs not asked for. */
+static void show_other_file(const char *name, pid_t pid, int fd)
+{
+	bool first = !files_shown++;
+
+	if (json) {
+		fprintf(out, "%s{\"pid\": %d, \"fd\": %d, \"device\": ",
+			first ? "" : ",", pid, fd);
+		json_str(name);
+		fprintf(out, ", \"ibpd\": false, \"pds\": null}");
+		return;
+	}
+	printf("%spid %d fd %d: %s\n", first ? "" : "\n", pid, fd, name);
+	printf("  not an ibpd device: its PDs are not listed\n");
+}
+
+/* One uverbs file of an ibpd device: its PDs, with pdn and use count. */
+static int show_file(struct ibv_context *ctx, pid_t pid, int fd)
+{
+	const char *name = ibv_get_device_name(ctx->device);
+	bool first = !files_shown++, more;
 	size_t i, n, shown = 0;
-	bool first, more;
 	uint32_t *handles;
 	int ret;
 
-	handles = malloc(IBPD_LIST_PDS_MAX * sizeof(*handles));
+	if (json) {
+		fprintf(out, "%s{\"pid\": %d, \"fd\": %d, \"device\": ",
+			first ? "" : ",", pid, fd);
+		json_str(name);
+	} else {
+		printf("%spid %d fd %d: %s\n", first ? "" : "\n", pid, fd,
+		       name);
+	}
+	handles = malloc(IBPDDV_LIST_PDS_MAX * sizeof(*handles));
 	if (!handles)
 		return 1;
-	ret = ibpd_list_pds(ctx, handles, IBPD_LIST_PDS_MAX, &n);
+	ret = ibpddv_list_pds(ctx, handles, IBPDDV_LIST_PDS_MAX, &n);
 	if (ret) {
 		fprintf(stderr, "ibpd: listing the PDs of pid %d fd %d: %s\n",
 			pid, fd, strerror(ret));
 		free(handles);
 		return 1;
 	}
-	first = !files_shown++;
-	more = n == IBPD_LIST_PDS_MAX;
+	more = n == IBPDDV_LIST_PDS_MAX;
 	qsort(handles, n, sizeof(*handles), cmp_u32);
-	if (json) {
-		printf("%s\n  {\"pid\": %d, \"fd\": %d, \"device\": ",
-		       first ? "" : ",", pid, fd);
-		json_str(ibpd_context_ibdev_name(ctx));
-		printf(", \"truncated\": %s, \"pds\": [",
-		       more ? "true" : "false");
-	} else {
-		printf("%spid %d fd %d: %s\n", first ? "" : "\n", pid, fd,
-		       ibpd_context_ibdev_name(ctx));
-		if (n)
-			printf("  %8s %10s %8s\n", "handle", "pdn", "usecnt");
-	}
+	if (json)
+		fprintf(out, ", \"ibpd\": true, \"truncated\": %s, \"pds\": [",
+			more ? "true" : "false");
+	else if (n)
+		printf("  %8s %10s %8s%s\n", "handle", "pdn", "usecnt",
+		       details ? "                   id" : "");
 	for (i = 0; i < n; i++) {
-		struct ibpd_pd *pd = ibpd_import_pd(ctx, handles[i]);
-		uint32_t pdn = 0, usecnt = 0;
-		int err = pd ? ibpd_query_pd(pd, &pdn, &usecnt) : errno;
+		struct ibv_pd *pd = ibv_import_pd(ctx, handles[i]);
+		struct ibpddv_pd_attr a = {};
+		int err = pd ? ibpddv_query_pd(pd, &a) : errno;
 
 		if (pd)
-			ibpd_unimport_pd(pd);
+			ibv_unimport_pd(pd);
 		/* gone meanwhile: not a PD of the file any more */
 		if (err == ENOENT || err == ESTALE)
 			continue;
-		if (json) {
-			printf("%s{\"handle\": %u, ", shown ? ", " : "",
-			       handles[i]);
-			if (err)
-				printf("\"pdn\": null, \"usecnt\": null}");
-			else
-				printf("\"pdn\": %u, \"usecnt\": %u}", pdn,
-				       usecnt);
-		} else if (err) {
-			printf("  %8u %10s %8s\n", handles[i], "-", "-");
-		} else {
-			printf("  %8u %10u %8u\n", handles[i], pdn, usecnt);
-		}
-		shown++;
+		show_pd(ctx, handles[i], &a, err, shown++);
 	}
 	if (json)
-		printf("]}");
+		fprintf(out, "]}");
 	else
 		printf("  %zu PD%s%s\n", shown, shown == 1 ? "" : "s",
 		       more ? " (the first the kernel lists; there are more)" :
@@ -414,9 +546,33 @@ static bool same_file_shown(pid_t pid, const int *shown, int nshown, int fd)
 	return false;
 }
 
+/* The RDMA device of a uverbs file, from sysfs: "?" if unknown. */
+static void fd_ibdev(pid_t pid, int fd, char *name, size_t len)
+{
+	char path[PATH_MAX], target[PATH_MAX];
+	ssize_t n;
+	FILE *f;
+
+	snprintf(name, len, "?");
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", pid, fd);
+	n = readlink(path, target, sizeof(target) - 1);
+	if (n < 0)
+		return;
+	target[n] = 0;
+	snprintf(path, sizeof(path), "/sys/class/infiniband_verbs/%s/ibdev",
+		 strrchr(target, '/') + 1);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	if (fgets(name, len, f))
+		name[strcspn(name, "\n")] = 0;
+	fclose(f);
+}
+
 static int show_fd(pid_t pid, int fd)
 {
-	struct ibpd_context *ctx;
+	struct ibv_context *ctx;
+	char name[64];
 	int myfd, ret;
 
 	myfd = getfd(pid, fd);
@@ -425,7 +581,20 @@ static int show_fd(pid_t pid, int fd)
 			strerror(errno));
 		return 1;
 	}
-	ctx = ibpd_import_device(myfd);
+	/* On success the context owns myfd: ibv_close_device() closes it. */
+	ctx = ibv_import_device(myfd);
+	/* not ibpd's; rxe's provider cannot even import the context */
+	if (!ctx && errno == EOPNOTSUPP) {
+		fd_ibdev(pid, fd, name, sizeof(name));
+		show_other_file(name, pid, fd);
+		close(myfd);
+		return 0;
+	}
+	if (ctx && !ibpddv_is_supported(ctx->device)) {
+		show_other_file(ibv_get_device_name(ctx->device), pid, fd);
+		ibv_close_device(ctx);
+		return 0;
+	}
 	if (!ctx) {
 		fprintf(stderr,
 			"ibpd: importing the context of pid %d fd %d: %s\n",
@@ -434,7 +603,7 @@ static int show_fd(pid_t pid, int fd)
 		return 1;
 	}
 	ret = show_file(ctx, pid, fd);
-	ibpd_close_device(ctx);
+	ibv_close_device(ctx);
 	return ret;
 }
 
@@ -454,7 +623,7 @@ static int cmd_pds(void)
 			return 1;
 		}
 		if (json)
-			printf("{\"files\": [");
+			fprintf(out, "{\"files\": [");
 		ret = show_fd(pid, opt_fd);
 		goto out;
 	}
@@ -466,7 +635,7 @@ static int cmd_pds(void)
 		return 1;
 	}
 	if (json)
-		printf("{\"files\": [");
+		fprintf(out, "{\"files\": [");
 	while ((e = readdir(d))) {
 		char *end;
 		long fd = strtol(e->d_name, &end, 10);
@@ -483,7 +652,7 @@ static int cmd_pds(void)
 		printf("pid %d has no uverbs file open\n", pid);
 out:
 	if (json)
-		printf("\n]}\n");
+		fprintf(out, "]}");
 	return ret;
 }
 
@@ -493,8 +662,8 @@ static void usage(FILE *f)
 		"usage: ibpd [OPTIONS] COMMAND\n"
 		"\n"
 		"Commands:\n"
-		"  devices          list the RDMA devices with a uverbs char device,\n"
-		"                   and whether they can import a PD\n"
+		"  devices          list the RDMA devices libibverbs drives, whether\n"
+		"                   ibpd's provider drives them and can import a PD\n"
 		"  pds              list the PDs of the uverbs files of a process\n"
 		"                   (--pid, default this one) or of one of its fds\n"
 		"                   (--fd): handle, pdn and use count\n"
@@ -503,12 +672,15 @@ static void usage(FILE *f)
 		"                   on dealloc, unimport, dealloc\n"
 		"\n"
 		"Options:\n"
-		"  -d, --device DEV RDMA device of demo (default ibpd0)\n"
-		"  -p, --pid PID    pds: the process whose files to show (the files\n"
+		"  -j, --json       devices, pds: print JSON\n"
+		"  -p, --pretty     with -j: one member a line, indented\n"
+		"  -d, --details    devices: GUID, firmware, max_pd, max_mr;\n"
+		"                   pds: each PD's identity\n"
+		"      --device DEV demo: the RDMA device (default ibpd0)\n"
+		"      --pid PID    pds: the process whose files to show (the files\n"
 		"                   are shared with pidfd_getfd(2): needs ptrace\n"
 		"                   permission on PID)\n"
-		"  -f, --fd FD      pds: only the file open on FD\n"
-		"  -j, --json       devices, pds: print JSON\n"
+		"      --fd FD      pds: only the file open on FD\n"
 		"  -h, --help       print this help\n"
 		"\n"
 		"Exit status: 0 success, 1 an operation failed, 2 usage error.\n");
@@ -528,30 +700,61 @@ static int parse_int(const char *arg, const char *what, long max)
 	return v;
 }
 
+/* Runs a listing; its JSON goes to a buffer, printed plain or pretty. */
+static int with_json(int (*fn)(void))
+{
+	char *buf = NULL;
+	size_t len = 0;
+	int ret;
+
+	out = json ? open_memstream(&buf, &len) : stdout;
+	if (!out)
+		return 1;
+	ret = fn();
+	if (!json)
+		return ret;
+	fclose(out);
+	if (pretty)
+		json_pretty(buf);
+	else
+		printf("%s\n", buf);
+	free(buf);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
+	enum { OPT_DEVICE = 256, OPT_PID, OPT_FD };
 	static const struct option opts[] = {
-		{ "device", required_argument, NULL, 'd' },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "fd", required_argument, NULL, 'f' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "pretty", no_argument, NULL, 'p' },
+		{ "details", no_argument, NULL, 'd' },
+		{ "device", required_argument, NULL, OPT_DEVICE },
+		{ "pid", required_argument, NULL, OPT_PID },
+		{ "fd", required_argument, NULL, OPT_FD },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
 	const char *cmd;
 	int opt;
 
-	while ((opt = getopt_long(argc, argv, "d:p:f:jh", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "jpdh", opts, NULL)) != -1) {
 		switch (opt) {
+		case 'p':
+			pretty = true;
+			break;
 		case 'd':
+			details = true;
+			break;
+		case OPT_DEVICE:
 			dev = optarg;
 			break;
-		case 'p':
+		case OPT_PID:
 			opt_pid = parse_int(optarg, "pid", INT_MAX);
 			if (opt_pid <= 0)
 				return EXIT_USAGE;
 			break;
-		case 'f':
+		case OPT_FD:
 			opt_fd = parse_int(optarg, "fd", INT_MAX);
 			if (opt_fd < 0)
 				return EXIT_USAGE;
@@ -575,9 +778,9 @@ int main(int argc, char **argv)
 	}
 	cmd = argv[optind];
 	if (!strcmp(cmd, "devices"))
-		return cmd_devices();
+		return with_json(cmd_devices);
 	if (!strcmp(cmd, "pds"))
-		return cmd_pds();
+		return with_json(cmd_pds);
 	if (!strcmp(cmd, "demo")) {
 		if (json) {
 			fprintf(stderr, "ibpd: demo has no JSON output\n");
