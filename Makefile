@@ -122,9 +122,11 @@ $(B)/selftests/%: selftests/%.c selftests/ibpd_test.h selftests/ibpd_libtest.h \
 	$(CC) $(CFLAGS) -Wall -D_GNU_SOURCE -Iselftests/legacy -Iuser -Iuapi \
 		-I$(KSRC)/tools/testing/selftests -o $@ $< $(LEGACY_LIB)
 
-$(B)/bench/ibpd_bench: bench/ibpd_bench.c $(LEGACY_LIB)
+$(B)/bench/ibpd_bench: bench/ibpd_bench.c \
+		$(B)/provider/include/infiniband/ibpddv.h $(SYSLIB)/libibpd.so.1
 	@mkdir -p $(dir $@)
-	$(CC) $(UCFLAGS) -Iselftests/legacy -o $@ $< $(LEGACY_LIB)
+	$(CC) $(UCFLAGS) -o $@ $< $(DVFLAGS) \
+		-Wl,-rpath,'$$ORIGIN/../provider/abi$(provider-sys-abi)'
 
 check: all provider-all
 	scripts/check

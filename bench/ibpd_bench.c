@@ -14,6 +14,10 @@
  *   import (+unimport, userspace only), reg+dereg of a 4 KiB MR; and what
  *   an import is made of: the system call floor, the import method as a
  *   bare ioctl, and the same with a handle the core does not find;
+ * - each verb through libibverbs and ibpd's provider (ibv_alloc_pd +
+ *   ibv_dealloc_pd, ibv_import_pd + ibv_unimport_pd, ibv_reg_mr +
+ *   ibv_dereg_mr) against the same verb as a bare ioctl or write(2) on the
+ *   context's command fd: how thin the provider is;
  * - alloc/import/destroy cost with 1, 1k, 100k and 1M live PDs in one file
  *   (import of a random live PD, and of one PD again and again);
  * - kernel memory per live PD (slab before and after 100k PDs);
@@ -38,11 +42,13 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <infiniband/ibpddv.h>
+#include <infiniband/verbs.h>
 #include <rdma/ib_user_ioctl_cmds.h>
+#include <rdma/ib_user_ioctl_verbs.h>
+#include <rdma/ib_user_verbs.h>
 #include <rdma/rdma_user_ioctl_cmds.h>
-#include <rdma/ibpd_user_ioctl_cmds.h>
-
-#include "ibpd.h"
+#include <rdma/ibpd_compat_ioctl_cmds.h>
 
 #define ROUNDS 9
 #define MAX_OPS 10
@@ -65,9 +71,9 @@ static void die(const char *what)
 
 struct dev {
 	const char *name;
-	struct ibpd_context *ctx;
-	uint32_t driver_id;
-	struct ibpd_pd *pd;	/* a live PD to import and to register on */
+	struct ibv_context *ctx;
+	uint32_t driver_id;	/* of the bare ioctls' header */
+	struct ibv_pd *pd;	/* a live PD to import and to register on */
 	void *buf;
 };
 
@@ -89,7 +95,7 @@ static int op_null(struct dev *d)
 		.driver_id = d->driver_id,
 	};
 
-	if (!ioctl(ibpd_context_cmd_fd(d->ctx), RDMA_VERBS_IOCTL, &hdr) ||
+	if (!ioctl(d->ctx->cmd_fd, RDMA_VERBS_IOCTL, &hdr) ||
 	    errno != EPROTONOSUPPORT)
 		return -1;
 	return 0;
@@ -102,41 +108,56 @@ static int op_syscall(struct dev *d)
 }
 
 /*
- * The import method as a bare ioctl: no library object. With a handle no
- * file holds, the core parses the attributes and fails the lookup: what
- * the import costs before the driver's handler runs.
+ * A bare ioctl on the PD object: its handle attribute (in, or out for a
+ * new PD: *handle is set) and, when pdn_attr is not 0, the PD number out.
  */
-static int import_ioctl(struct dev *d, uint32_t handle, int want)
+static int pd_ioctl(struct dev *d, uint16_t method, uint16_t handle_attr,
+		    uint32_t *handle, uint16_t pdn_attr)
 {
 	struct {
 		struct ib_uverbs_ioctl_hdr hdr;
 		struct ib_uverbs_attr attrs[2];
 	} c = {
 		.hdr = {
-			.length = sizeof(c),
+			.length = sizeof(c.hdr) +
+				  (pdn_attr ? 2 : 1) * sizeof(c.attrs[0]),
 			.object_id = UVERBS_OBJECT_PD,
-			.method_id = IBPD_METHOD_PD_IMPORT,
-			.num_attrs = 2,
+			.method_id = method,
+			.num_attrs = pdn_attr ? 2 : 1,
 			.driver_id = d->driver_id,
 		},
 	};
 	uint32_t pdn;
 
-	c.attrs[0].attr_id = IBPD_ATTR_PD_IMPORT_HANDLE;
+	c.attrs[0].attr_id = handle_attr;
 	c.attrs[0].flags = UVERBS_ATTR_F_MANDATORY;
-	c.attrs[0].data = handle;
-	c.attrs[1].attr_id = IBPD_ATTR_PD_IMPORT_RESP_PDN;
+	c.attrs[0].data = *handle;
+	c.attrs[1].attr_id = pdn_attr;
 	c.attrs[1].flags = UVERBS_ATTR_F_MANDATORY;
 	c.attrs[1].len = sizeof(pdn);
 	c.attrs[1].data = (uintptr_t)&pdn;
-	if (ioctl(ibpd_context_cmd_fd(d->ctx), RDMA_VERBS_IOCTL, &c.hdr))
+	if (ioctl(d->ctx->cmd_fd, RDMA_VERBS_IOCTL, &c.hdr))
+		return -1;
+	*handle = c.attrs[0].data;
+	return 0;
+}
+
+/*
+ * The import method as a bare ioctl: no library object. With a handle no
+ * file holds, the core parses the attributes and fails the lookup: what
+ * the import costs before the driver's handler runs.
+ */
+static int import_ioctl(struct dev *d, uint32_t handle, int want)
+{
+	if (pd_ioctl(d, IBPD_METHOD_PD_IMPORT, IBPD_ATTR_PD_IMPORT_HANDLE,
+		     &handle, IBPD_ATTR_PD_IMPORT_RESP_PDN))
 		return errno == want ? 0 : -1;
 	return want ? -1 : 0;
 }
 
 static int op_import_ioctl(struct dev *d)
 {
-	return import_ioctl(d, ibpd_pd_handle(d->pd), 0);
+	return import_ioctl(d, d->pd->handle, 0);
 }
 
 static int op_import_enoent(struct dev *d)
@@ -144,18 +165,84 @@ static int op_import_enoent(struct dev *d)
 	return import_ioctl(d, INT32_MAX, ENOENT);
 }
 
-static int op_alloc_ioctl(struct dev *d)
+/*
+ * A core write() command as libibverbs sends it: through the core's
+ * INVOKE_WRITE ioctl, which (unlike write(2)) also works in a process
+ * that did not open the file, as the forked workers below.
+ */
+static int write_cmd(struct dev *d, uint32_t command, const void *in,
+		     uint16_t in_len, void *out, uint16_t out_len)
 {
-	struct ibpd_pd *pd = ibpd_alloc_pd(d->ctx);
+	struct {
+		struct ib_uverbs_ioctl_hdr hdr;
+		struct ib_uverbs_attr attrs[3];
+	} c = {
+		.hdr = {
+			.length = sizeof(c.hdr) +
+				  (out_len ? 3 : 2) * sizeof(c.attrs[0]),
+			.object_id = UVERBS_OBJECT_DEVICE,
+			.method_id = UVERBS_METHOD_INVOKE_WRITE,
+			.num_attrs = out_len ? 3 : 2,
+			.driver_id = d->driver_id,
+		},
+		.attrs = {
+			{ .attr_id = UVERBS_ATTR_WRITE_CMD, .len = 8,
+			  .flags = UVERBS_ATTR_F_MANDATORY, .data = command },
+			{ .attr_id = UVERBS_ATTR_CORE_IN, .len = in_len,
+			  .flags = UVERBS_ATTR_F_MANDATORY,
+			  .data = (uintptr_t)in },
+			{ .attr_id = UVERBS_ATTR_CORE_OUT, .len = out_len,
+			  .flags = UVERBS_ATTR_F_MANDATORY,
+			  .data = (uintptr_t)out },
+		},
+	};
 
-	return pd ? ibpd_dealloc_pd(pd) : -1;
+	/* inputs of up to 8 bytes travel in the data field itself */
+	if (in_len <= sizeof(c.attrs[1].data)) {
+		c.attrs[1].data = 0;
+		memcpy(&c.attrs[1].data, in, in_len);
+	}
+	return ioctl(d->ctx->cmd_fd, RDMA_VERBS_IOCTL, &c.hdr);
 }
 
+static int dealloc_write(struct dev *d, uint32_t handle)
+{
+	struct ib_uverbs_dealloc_pd c = { .pd_handle = handle };
+
+	return write_cmd(d, IB_USER_VERBS_CMD_DEALLOC_PD, &c, sizeof(c),
+			 NULL, 0);
+}
+
+/* Bare write-path ALLOC_PD + DEALLOC_PD: no library at all. */
 static int op_alloc_write(struct dev *d)
 {
-	struct ibpd_pd *pd = ibpd_alloc_pd_write(d->ctx);
+	struct ib_uverbs_alloc_pd_resp resp;
+	struct ib_uverbs_alloc_pd c = {};
 
-	return pd ? ibpd_dealloc_pd(pd) : -1;
+	if (write_cmd(d, IB_USER_VERBS_CMD_ALLOC_PD, &c, sizeof(c), &resp,
+		      sizeof(resp)))
+		return -1;
+	return dealloc_write(d, resp.pd_handle);
+}
+
+/* Bare ibpd PD_ALLOC ioctl + the core's PD_DESTROY. */
+static int op_alloc_ioctl(struct dev *d)
+{
+	uint32_t handle = 0;
+
+	if (pd_ioctl(d, IBPD_METHOD_PD_ALLOC, IBPD_ATTR_PD_ALLOC_HANDLE,
+		     &handle, IBPD_ATTR_PD_ALLOC_RESP_PDN))
+		return -1;
+	return pd_ioctl(d, UVERBS_METHOD_PD_DESTROY,
+			UVERBS_ATTR_DESTROY_PD_HANDLE, &handle, 0);
+}
+
+/* ibv_alloc_pd + ibv_dealloc_pd: ibpd's provider, or rxe's (write path). */
+static int op_alloc_verbs(struct dev *d)
+{
+	struct ibv_pd *pd = ibv_alloc_pd(d->ctx);
+
+	return pd ? ibv_dealloc_pd(pd) : -1;
 }
 
 static uint32_t *import_handles;
@@ -164,38 +251,59 @@ static size_t import_nhandles, import_next;
 /* Imports the same PD again and again. */
 static int op_import_same(struct dev *d)
 {
-	struct ibpd_pd *pd = ibpd_import_pd(d->ctx, ibpd_pd_handle(d->pd));
+	struct ibv_pd *pd = ibv_import_pd(d->ctx, d->pd->handle);
 
 	if (!pd)
 		return -1;
-	ibpd_unimport_pd(pd);
+	ibv_unimport_pd(pd);
 	return 0;
 }
 
 /* Imports live PDs in a random order, or d->pd when none are listed. */
 static int op_import(struct dev *d)
 {
-	uint32_t h = ibpd_pd_handle(d->pd);
-	struct ibpd_pd *pd;
+	uint32_t h = d->pd->handle;
+	struct ibv_pd *pd;
 
 	if (import_nhandles) {
 		h = import_handles[import_next++];
 		if (import_next == import_nhandles)
 			import_next = 0;
 	}
-	pd = ibpd_import_pd(d->ctx, h);
+	pd = ibv_import_pd(d->ctx, h);
 	if (!pd)
 		return -1;
-	ibpd_unimport_pd(pd);
+	ibv_unimport_pd(pd);
 	return 0;
 }
 
 static int op_reg_mr(struct dev *d)
 {
-	struct ibpd_mr *mr = ibpd_reg_mr(d->pd, d->buf, 4096,
-					 IBPD_ACCESS_LOCAL_WRITE);
+	struct ibv_mr *mr = ibv_reg_mr(d->pd, d->buf, 4096,
+				       IBV_ACCESS_LOCAL_WRITE);
 
-	return mr ? ibpd_dereg_mr(mr) : -1;
+	return mr ? ibv_dereg_mr(mr) : -1;
+}
+
+/* Bare write-path REG_MR + DEREG_MR. */
+static int op_reg_mr_write(struct dev *d)
+{
+	struct ib_uverbs_reg_mr_resp resp;
+	struct ib_uverbs_reg_mr c = {
+		.start = (uintptr_t)d->buf,
+		.length = 4096,
+		.hca_va = (uintptr_t)d->buf,
+		.pd_handle = d->pd->handle,
+		.access_flags = IBV_ACCESS_LOCAL_WRITE,
+	};
+	struct ib_uverbs_dereg_mr dc = {};
+
+	if (write_cmd(d, IB_USER_VERBS_CMD_REG_MR, &c, sizeof(c), &resp,
+		      sizeof(resp)))
+		return -1;
+	dc.mr_handle = resp.mr_handle;
+	return write_cmd(d, IB_USER_VERBS_CMD_DEREG_MR, &dc, sizeof(dc),
+			 NULL, 0);
 }
 
 static double run_batch(struct op *op, long n)
@@ -288,35 +396,46 @@ static void record_ops(const char *group, struct op *ops, int nops,
 	}
 }
 
+/*
+ * The bare ioctls carry the driver id of the device (uverbs checks it):
+ * none for ibpd, rxe's for the reference.
+ */
 static void dev_open(struct dev *d, const char *name)
 {
-	struct ibpd_device **list = ibpd_get_device_list(NULL);
+	struct ibv_device **list = ibv_get_device_list(NULL);
 	int i;
 
 	if (!list)
-		die("ibpd_get_device_list");
-	d->driver_id = UINT32_MAX;
-	for (i = 0; list[i]; i++)
-		if (!strcmp(list[i]->name, name))
-			d->driver_id = list[i]->driver_id;
-	ibpd_free_device_list(list);
+		die("ibv_get_device_list");
 	d->name = name;
-	d->ctx = ibpd_open_device(name);
+	d->ctx = NULL;
+	for (i = 0; list[i]; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), name)) {
+			d->ctx = ibv_open_device(list[i]);
+			d->driver_id = ibpddv_is_supported(list[i]) ?
+				RDMA_DRIVER_UNKNOWN : RDMA_DRIVER_RXE;
+			break;
+		}
+	ibv_free_device_list(list);
 	if (!d->ctx)
 		die(name);
-	d->pd = ibpd_alloc_pd(d->ctx);
+	d->pd = ibv_alloc_pd(d->ctx);
 	if (!d->pd)
-		die("ibpd_alloc_pd");
+		die("ibv_alloc_pd");
 	d->buf = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
 		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 	if (d->buf == MAP_FAILED)
 		die("mmap");
 }
 
+/*
+ * Closing the file destroys the PDs left in it; their library objects
+ * cannot be released after the context is gone: they stay until exit.
+ */
 static void dev_close(struct dev *d)
 {
-	ibpd_dealloc_pd(d->pd);
-	ibpd_close_device(d->ctx);
+	ibv_dealloc_pd(d->pd);
+	ibv_close_device(d->ctx);
 	munmap(d->buf, 4096);
 }
 
@@ -327,28 +446,34 @@ static void dev_close(struct dev *d)
  */
 static void bench_ops(struct dev *ib, struct dev *rxe)
 {
-	struct op pd_ops[MAX_OPS] = {
+	struct op pd_ops[] = {
 		{ ib, "syscall", op_syscall },
 		{ ib, "null_ioctl", op_null },
 		{ rxe, "null_ioctl", op_null },
 		{ ib, "alloc_destroy_ioctl", op_alloc_ioctl },
+		{ ib, "alloc_destroy_verbs", op_alloc_verbs },
 		{ rxe, "alloc_destroy_write", op_alloc_write },
+		{ rxe, "alloc_destroy_verbs", op_alloc_verbs },
 		{ ib, "alloc_destroy_write", op_alloc_write },
 		{ ib, "import_ioctl_enoent", op_import_enoent },
 		{ ib, "import_ioctl", op_import_ioctl },
 		{ ib, "import", op_import },
 	};
-	struct op mr_ops[MAX_OPS] = {
+	struct op mr_ops[] = {
 		{ ib, "reg_dereg_mr_4k", op_reg_mr },
+		{ ib, "reg_dereg_mr_4k_write", op_reg_mr_write },
 		{ rxe, "reg_dereg_mr_4k", op_reg_mr },
+		{ rxe, "reg_dereg_mr_4k_write", op_reg_mr_write },
 	};
+	int npd = sizeof(pd_ops) / sizeof(pd_ops[0]);
+	int nmr = sizeof(mr_ops) / sizeof(mr_ops[0]);
 
 	fprintf(stderr, "ibpd_bench: per-op cost on %s and %s\n", ib->name,
 		rxe->name);
-	measure(pd_ops, 9);
-	record_ops("ops", pd_ops, 9, 1);
-	measure(mr_ops, 2);
-	record_ops("ops", mr_ops, 2, 1);
+	measure(pd_ops, npd);
+	record_ops("ops", pd_ops, npd, 1);
+	measure(mr_ops, nmr);
+	record_ops("ops", mr_ops, nmr, 1);
 }
 
 /* Kernel memory: Slab of /proc/meminfo, in bytes. */
@@ -391,8 +516,8 @@ static long long settled_slab(void)
 	return cur;
 }
 
-static struct ibpd_pd **fill(struct dev *d, struct ibpd_pd **pds, long have,
-			     long want, bool write_path)
+static struct ibv_pd **fill(struct dev *d, struct ibv_pd **pds, long have,
+			    long want)
 {
 	long i;
 
@@ -402,8 +527,7 @@ static struct ibpd_pd **fill(struct dev *d, struct ibpd_pd **pds, long have,
 	if (!pds)
 		die("realloc");
 	for (i = have; i < want; i++) {
-		pds[i] = write_path ? ibpd_alloc_pd_write(d->ctx) :
-				      ibpd_alloc_pd(d->ctx);
+		pds[i] = ibv_alloc_pd(d->ctx);
 		if (!pds[i])
 			die("filling the file with PDs");
 		if (i % 100000 == 99999)
@@ -412,7 +536,7 @@ static struct ibpd_pd **fill(struct dev *d, struct ibpd_pd **pds, long have,
 	return pds;
 }
 
-static void shuffle_handles(struct ibpd_pd **pds, long n)
+static void shuffle_handles(struct ibv_pd **pds, long n)
 {
 	long i;
 
@@ -421,7 +545,7 @@ static void shuffle_handles(struct ibpd_pd **pds, long n)
 	if (!import_handles)
 		die("malloc");
 	for (i = 0; i < n; i++)
-		import_handles[i] = ibpd_pd_handle(pds[i]);
+		import_handles[i] = pds[i]->handle;
 	for (i = n - 1; i > 0; i--) {
 		long j = random() % (i + 1);
 		uint32_t t = import_handles[i];
@@ -448,7 +572,7 @@ static void bench_scale(const char *name, long max_live)
 		{ &d, "import_same", op_import_same },
 		{ &d, "alloc_destroy_write", op_alloc_write },
 	};
-	struct ibpd_pd **pds = NULL;
+	struct ibv_pd **pds = NULL;
 	long have = 0;
 	long long slab0 = 0;
 	long mem_live = 1;
@@ -470,7 +594,7 @@ static void bench_scale(const char *name, long max_live)
 			slab0 = settled_slab();
 		fprintf(stderr, "ibpd_bench: scale on %s: %ld live PDs\n",
 			name, live);
-		pds = fill(&d, pds, have, live - 1, false);
+		pds = fill(&d, pds, have, live - 1);
 		have = live - 1;
 		if (live == mem_live && live > 1) {
 			long long slab = settled_slab();
@@ -494,31 +618,27 @@ static void bench_scale(const char *name, long max_live)
 	record("close", "\"device\": \"%s\", \"live_pds\": %ld, "
 	       "\"ns_per_pd\": %.1f", name, have + 1,
 	       (now_ns() - t) / (have + 1));
-	while (have)
-		ibpd_unimport_pd(pds[--have]);	/* frees the library object */
 	free(pds);
 	import_nhandles = 0;
 }
 
-/* Memory per PD on a device whose PDs only the write path allocates. */
+/* Memory per PD on rxe, whose provider allocates PDs by the write path. */
 static void bench_memory(const char *name, long n)
 {
-	struct ibpd_pd **pds;
+	struct ibv_pd **pds;
 	long long slab0, slab;
 	struct dev d;
 
 	fprintf(stderr, "ibpd_bench: memory of %ld PDs on %s\n", n, name);
 	dev_open(&d, name);
 	slab0 = settled_slab();
-	pds = fill(&d, NULL, 0, n, true);
+	pds = fill(&d, NULL, 0, n);
 	slab = settled_slab();
 	record("memory", "\"device\": \"%s\", \"live_pds\": %ld, "
 	       "\"slab_before\": %lld, \"slab_after\": %lld, "
 	       "\"bytes_per_pd\": %.1f", name, n, slab0, slab,
 	       (double)(slab - slab0) / n);
 	dev_close(&d);
-	while (n)
-		ibpd_unimport_pd(pds[--n]);
 	free(pds);
 }
 
@@ -559,7 +679,7 @@ static void bench_procs(const char *name, const char *opname,
 
 					for (i = 0; i < 16; i++)
 						if (fn(&d))
-							_exit(2);
+							die(opname);
 					ops += 16;
 				} while (now_ns() < end);
 				if (write(res[1], &ops, sizeof(ops)) !=

@@ -16,13 +16,24 @@ import sys
 
 OPS = [
     ("null_ioctl", "null ioctl (unknown method: core dispatch only)"),
-    ("alloc_destroy_ioctl", "alloc+destroy, ioctl path"),
-    ("alloc_destroy_write", "alloc+destroy, write path"),
-    ("import", "import+unimport"),
+    ("alloc_destroy_ioctl", "alloc+destroy, bare ioctl path"),
+    ("alloc_destroy_write", "alloc+destroy, bare write path"),
+    ("alloc_destroy_verbs", "ibv_alloc_pd+ibv_dealloc_pd (libibverbs)"),
+    ("import", "ibv_import_pd+ibv_unimport_pd (libibverbs)"),
     ("import_ioctl", "  of which the bare import ioctl"),
     ("import_ioctl_enoent", "  of which the core, before the driver (ENOENT)"),
     ("syscall", "a system call (getppid): below the uverbs floor"),
-    ("reg_dereg_mr_4k", "reg+dereg 4 KiB MR"),
+    ("reg_dereg_mr_4k", "ibv_reg_mr+ibv_dereg_mr 4 KiB (libibverbs)"),
+    ("reg_dereg_mr_4k_write", "reg+dereg 4 KiB MR, bare write path"),
+]
+# Each verb through libibverbs and the device's provider, against the same
+# verb sent bare on the command fd: (label, verbs op, bare op per device).
+LIBRARY = [
+    ("alloc+dealloc PD", "alloc_destroy_verbs",
+     {"ibpd0": "alloc_destroy_ioctl", "rxe0": "alloc_destroy_write"}),
+    ("import+unimport PD", "import", {"ibpd0": "import_ioctl"}),
+    ("reg+dereg 4 KiB MR", "reg_dereg_mr_4k",
+     {"ibpd0": "reg_dereg_mr_4k_write", "rxe0": "reg_dereg_mr_4k_write"}),
 ]
 SCALE_OPS = ["alloc_destroy_ioctl", "import", "import_same",
              "alloc_destroy_write"]
@@ -93,8 +104,24 @@ def main():
         out(f"{label:<50} {fmt_ns(a):>9} {fmt_x(row['ibpd0_x_null']):>7} "
             f"{fmt_ns(b):>9} {fmt_x(row['rxe0_x_null']):>7} "
             f"{fmt_x(row['ibpd0_x_rxe0']):>9}")
-    out("(rxe has no ioctl-path alloc and no import: the library's "
-        "alloc uses the write path there, import fails with EOPNOTSUPP)")
+    out("(rxe has no ioctl-path alloc and no import: its provider "
+        "allocates by the write path, import fails with EOPNOTSUPP)")
+    out("")
+
+    out("libibverbs + provider against the bare verb (ns; x the bare "
+        "ioctl or write)")
+    library = []
+    for label, vop, bare in LIBRARY:
+        cells = []
+        for dev in ("ibpd0", "rxe0"):
+            v, b = ns(dev, vop), ns(dev, bare.get(dev, ""))
+            x = v / b if v and b else None
+            if v:
+                library.append({"device": dev, "verb": vop,
+                                "bare": bare.get(dev), "ns": v,
+                                "bare_ns": b, "x_bare": x})
+            cells.append(f"{dev} {fmt_ns(v):>9} {fmt_x(x):>6}x")
+        out(f"  {label:<24} " + "   ".join(cells))
     out("")
 
     lives = sorted({r["live_pds"] for r in scale})
@@ -181,7 +208,8 @@ def main():
     os.makedirs(outdir, exist_ok=True)
     with open(os.path.join(outdir, "report.txt"), "w", encoding="utf-8") as f:
         f.write(text)
-    doc = {"run": run, "ops": table, "scale": scale_rows,
+    doc = {"run": run, "ops": table, "library": library,
+           "scale": scale_rows,
            "memory": list(memory.values()), "close": close,
            "procs": procs, "targets": targets, "raw": recs}
     with open(os.path.join(outdir, "bench.json"), "w", encoding="utf-8") as f:

@@ -28,7 +28,10 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 ops = {(r["op"]) for r in d["ops"] if r["ibpd0_ns"]}
 assert {"null_ioctl", "alloc_destroy_ioctl", "alloc_destroy_write", "import",
-        "reg_dereg_mr_4k"} <= ops, ops
+        "alloc_destroy_verbs", "reg_dereg_mr_4k", "reg_dereg_mr_4k_write"} <= ops, ops
+lib = {(r["device"], r["verb"]) for r in d["library"] if r["x_bare"]}
+assert {("ibpd0", "alloc_destroy_verbs"), ("ibpd0", "import"),
+        ("ibpd0", "reg_dereg_mr_4k"), ("rxe0", "alloc_destroy_verbs")} <= lib, lib
 assert all(r["rxe0_ns"] for r in d["ops"] if r["op"] in
            ("null_ioctl", "alloc_destroy_write", "reg_dereg_mr_4k"))
 assert {r["live_pds"] for r in d["scale"]} == {1, 1000}
@@ -36,7 +39,7 @@ assert {m["device"] for m in d["memory"]} == {"ibpd0", "rxe0"}
 assert {p["procs"] for p in d["procs"]} == {1, 2, 4}
 assert len(d["targets"]) == 4
 PY
-ok $? "bench.json has every group: ops on both devices, scale, memory, processes"
+ok $? "bench.json has every group: ops on both devices, libibverbs against bare, scale, memory, processes"
 
 file "$tmp/bench/bench.png" > "$tmp/out" 2>&1 && grep -q 'PNG image data' "$tmp/out"
 ok $? "bench.png is a PNG"
