@@ -44,7 +44,7 @@ LEGACY_SRCS := $(wildcard selftests/legacy/*.c)
 LEGACY_OBJS := $(LEGACY_SRCS:selftests/legacy/%.c=$(B)/selftests/legacy/%.o)
 LEGACY_LIB  := $(B)/selftests/libibpd-legacy.a
 
-TESTS    := $(addprefix $(B)/selftests/,ibpd_test ibpd_unload_test ibpd_stress ibpd_fail_nth ibpd_fuzz ibpd_generic_test ibpd_hold)
+TESTS    := $(addprefix $(B)/selftests/,ibpd_test ibpd_unload_test ibpd_stress ibpd_fail_nth ibpd_fuzz ibpd_hold)
 
 PREFIX  ?= /usr/local
 LIBDIR  ?= $(PREFIX)/lib

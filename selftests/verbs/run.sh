@@ -1,13 +1,16 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 #
-# run.sh [LIBS...]: the verbs-level tests (seed_test, dv_test) in the test
-# VM, on ibpd0 and on rxe0, with each libibverbs of LIBS (default: system
-# 56.1 65.0): "system" is the installed one, a version is Debian's
-# rdma-core built in the cache (scripts/rdma-core-fetch). ibpd's provider
-# is the one built for that libibverbs' provider ABI, loaded uninstalled
-# (RDMAV_DRIVERS). Build first: make -f user/provider/provider.mk
-# provider-all provider-tests. Exit status 0 when every run passed.
+# run.sh [LIBS...]: the verbs-level tests in the test VM, with each
+# libibverbs of LIBS (default: system 56.1 65.0): "system" is the installed
+# one, a version is Debian's rdma-core built in the cache
+# (scripts/rdma-core-fetch). ibpd's provider is the one built for that
+# libibverbs' provider ABI, loaded uninstalled (RDMAV_DRIVERS). Per
+# libibverbs: ibv_devinfo and ibv_devices see ibpd0; seed_test (the seed
+# contract, a plain libibverbs program) on ibpd0 and rxe0 and the rxe
+# differential over its results; dv_test (the DV API; on rxe0: EOPNOTSUPP
+# and no ioctl sent). Build first: make provider-all provider-tests.
+# kselftest TAP, "# Totals:" lines; exit status 0 when everything passed.
 set -uo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -25,7 +28,7 @@ if [ -z "${IBPD_IN_VM:-}" ]; then
 fi
 
 sys_abi() {
-	objdump -T /usr/lib/x86_64-linux-gnu/libibverbs.so.1 |
+	objdump -T "/usr/lib/$(gcc -print-multiarch)/libibverbs.so.1" |
 		sed -n 's/.*IBVERBS_PRIVATE_\([0-9]*\).*/\1/p' | head -n 1
 }
 
@@ -43,32 +46,56 @@ use_lib() {
 	fi
 	export RDMAV_DRIVERS=$b/abi$abi/libibpd
 	[ -e "$RDMAV_DRIVERS-rdmav$abi.so" ] ||
-		{ echo "# no provider for ABI $abi: make -f user/provider/provider.mk provider-all"; return 1; }
+		{ echo "# no provider for ABI $abi: make provider-all"; return 1; }
 	echo "# libibverbs $1 (provider ABI $abi):" \
 		"$(ldd "$b/seed_test" | sed -n 's/.*libibverbs.so.1 => \([^ ]*\).*/\1/p')"
 }
 
-fails=0
-run() {	# run NAME CMD...: one TAP-ish verdict line per run
-	local name=$1
-	shift
-	if "$@"; then
-		echo "ok $name"
+pass=0 fails=0 rc=0
+verdict() {	# verdict STATUS NAME: one TAP line of run.sh's own
+	if [ "$1" = 0 ]; then
+		echo "ok $2"
+		pass=$((pass + 1))
 	else
-		echo "not ok $name (exit $?)"
+		echo "not ok $2 (exit $1)"
 		fails=$((fails + 1))
 	fi
 }
 
+check() {	# check NAME CMD...: a command that passes or fails
+	local name=$1
+	shift
+	"$@" > /tmp/verbs-out 2>&1
+	local rc=$?
+	[ $rc = 0 ] || sed 's/^/# /' /tmp/verbs-out
+	verdict $rc "$name"
+}
+
+# harness NAME CMD...: a kselftest program; its own TAP counts its cases,
+# an exit without a failed case there (a crash) counts here.
+harness() {
+	local name=$1
+	shift
+	"$@" 2>&1 | tee /tmp/verbs-tap
+	local rc=${PIPESTATUS[0]}
+	if [ "$rc" != 0 ] && ! grep -q '^# Totals: .*fail:[1-9]' /tmp/verbs-tap; then
+		verdict "$rc" "$name"
+	fi
+	return "$rc"
+}
+
 "$top/selftests/rxe_up.sh" || exit 1
+echo "TAP version 13"
 for lib in "${libs[@]}"; do
-	use_lib "$lib" || { fails=$((fails + 1)); continue; }
-	run "$lib ibv_devinfo -d ibpd0" ibv_devinfo -d ibpd0
-	run "$lib ibv_devices lists ibpd0" sh -c 'ibv_devices | grep -qw ibpd0'
-	IBPD_TEST_DEV=ibpd0 run "$lib seed_test ibpd0" "$b/seed_test"
-	IBPD_TEST_DEV=rxe0 IBPD_TEST_IMPORT=0 run "$lib seed_test rxe0" "$b/seed_test"
-	IBPD_TEST_DEV=ibpd0 run "$lib dv_test ibpd0" "$b/dv_test"
-	IBPD_TEST_DEV=rxe0 IBPD_TEST_DV=0 run "$lib dv_test rxe0" "$b/dv_test"
+	use_lib "$lib" || { verdict 1 "$lib: libibverbs and provider"; continue; }
+	check "$lib ibv_devinfo -d ibpd0" ibv_devinfo -d ibpd0
+	check "$lib ibv_devices lists ibpd0" sh -c 'ibv_devices | grep -qw ibpd0'
+	harness "$lib seed_test" "$b/seed_test" || rc=1
+	cp /tmp/verbs-tap "/tmp/seed-$lib.tap"
+	"$top/selftests/rxe_diff.sh" "/tmp/seed-$lib.tap" ibpd0 rxe0 || rc=1
+	IBPD_TEST_DEV=ibpd0 harness "$lib dv_test ibpd0" "$b/dv_test" || rc=1
+	IBPD_TEST_DEV=rxe0 IBPD_TEST_DV=0 harness "$lib dv_test rxe0" \
+		"$b/dv_test" || rc=1
 done
-echo "# verbs runs failed: $fails"
-[ "$fails" = 0 ]
+echo "# Totals: pass:$pass fail:$fails xfail:0 xpass:0 skip:0 error:0"
+[ "$fails" = 0 ] && [ "$rc" = 0 ]

@@ -6,9 +6,13 @@
  * ibv_alloc_pd(3), ibv_dealloc_pd(3), ibv_import_device(3),
  * ibv_import_pd(3), ibv_unimport_pd(3) and ibv_reg_mr(3).
  *
- * IBPD_TEST_DEV names the device (default ibpd0). IBPD_TEST_IMPORT=0 says
- * the device cannot import (rxe on stock kernels): every import must then
- * fail with EOPNOTSUPP, and the rest of such a test is skipped.
+ * The rxe differential: every case runs on ibpd0 and on rxe0, upstream's
+ * software device, one fixture variant each ("seed.ibpd0.CASE",
+ * "seed.rxe0.CASE"), with the same expectations except import: rxe cannot
+ * import (stock kernels), so every import there must fail with EOPNOTSUPP
+ * and the rest of such a case is skipped. selftests/rxe_diff.sh then checks
+ * that both devices gave the same results. IBPD_TEST_DEV=NAME runs only
+ * the variant of that device.
  * "Closing the last fd frees all" is read back with iproute2's
  * "rdma resource show pd", when there is one.
  */
@@ -17,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -27,18 +32,12 @@
 
 #define BUF_SIZE 4096
 
-static const char *test_dev(void)
+/* Whether IBPD_TEST_DEV leaves out the variant of DEV. */
+static bool dev_left_out(const char *dev)
 {
 	const char *d = getenv("IBPD_TEST_DEV");
 
-	return d && *d ? d : "ibpd0";
-}
-
-static bool test_import(void)
-{
-	const char *e = getenv("IBPD_TEST_IMPORT");
-
-	return !e || strcmp(e, "0") != 0;
+	return d && *d && strcmp(d, dev);
 }
 
 static struct ibv_context *open_dev(const char *name)
@@ -168,20 +167,40 @@ static int rdma_pd_count(const char *dev)
 
 FIXTURE(seed) {
 	struct ibv_context *ctx;
+	const char *dev;
 	bool import;
 	char *buf;
 };
 
+FIXTURE_VARIANT(seed) {
+	const char *dev;
+	bool import;
+};
+
+FIXTURE_VARIANT_ADD(seed, ibpd0) {
+	.dev = "ibpd0",
+	.import = true,
+};
+
+FIXTURE_VARIANT_ADD(seed, rxe0) {
+	.dev = "rxe0",
+	.import = false,
+};
+
 FIXTURE_SETUP(seed)
 {
-	self->import = test_import();
+	self->dev = variant->dev;
+	self->import = variant->import;
 	self->buf = aligned_alloc(BUF_SIZE, 4 * BUF_SIZE);
 	ASSERT_NE(NULL, self->buf);
-	self->ctx = open_dev(test_dev());
 	/* Older harnesses run the test after a SKIP in setup: bail out. */
+	if (dev_left_out(self->dev))
+		SKIP(longjmp(_metadata->env, 1), "IBPD_TEST_DEV leaves %s out",
+		     self->dev);
+	self->ctx = open_dev(self->dev);
 	if (!self->ctx)
 		SKIP(longjmp(_metadata->env, 1), "no RDMA device %s",
-		     test_dev());
+		     self->dev);
 }
 
 FIXTURE_TEARDOWN(seed)
@@ -198,11 +217,11 @@ FIXTURE_TEARDOWN(seed)
 			ASSERT_EQ(NULL, dup_ctx((_self)->ctx));		\
 			ASSERT_EQ(EOPNOTSUPP, errno);			\
 			SKIP(return, "%s: import is EOPNOTSUPP",	\
-			     test_dev());				\
+			     (_self)->dev);				\
 		}							\
 	} while (0)
 
-TEST(device_list)
+TEST_F(seed, device_list)
 {
 	struct ibv_device **list;
 	bool found = false;
@@ -211,7 +230,7 @@ TEST(device_list)
 	list = ibv_get_device_list(&n);
 	ASSERT_NE(NULL, list);
 	for (i = 0; i < n; i++)
-		found |= !strcmp(ibv_get_device_name(list[i]), test_dev());
+		found |= !strcmp(ibv_get_device_name(list[i]), self->dev);
 	ibv_free_device_list(list);
 	ASSERT_TRUE(found);
 }
@@ -233,6 +252,51 @@ TEST_F(seed, alloc_dealloc)
 	pd = ibv_alloc_pd(self->ctx);
 	ASSERT_NE(NULL, pd);
 	ASSERT_EQ(self->ctx, pd->context);
+	ASSERT_EQ(0, ibv_dealloc_pd(pd));
+}
+
+/* uverbs gives a destroyed PD's handle to the next PD (lowest free). */
+TEST_F(seed, handle_reuse)
+{
+	struct ibv_pd *a, *b, *c;
+	uint32_t ha;
+
+	a = ibv_alloc_pd(self->ctx);
+	ASSERT_NE(NULL, a);
+	b = ibv_alloc_pd(self->ctx);
+	ASSERT_NE(NULL, b);
+	ASSERT_NE(a->handle, b->handle);
+	ha = a->handle;
+	ASSERT_EQ(0, ibv_dealloc_pd(a));
+	c = ibv_alloc_pd(self->ctx);
+	ASSERT_NE(NULL, c);
+	ASSERT_EQ(ha, c->handle);
+	ASSERT_EQ(0, ibv_dealloc_pd(b));
+	ASSERT_EQ(0, ibv_dealloc_pd(c));
+}
+
+/* The core's checks, the same on every device. */
+TEST_F(seed, reg_mr_bad_input)
+{
+	struct ibv_pd *pd;
+	void *hole;
+
+	pd = ibv_alloc_pd(self->ctx);
+	ASSERT_NE(NULL, pd);
+	/* remote write without local write */
+	ASSERT_EQ(NULL, ibv_reg_mr(pd, self->buf, BUF_SIZE,
+				   IBV_ACCESS_REMOTE_WRITE));
+	ASSERT_EQ(EINVAL, errno);
+	ASSERT_EQ(NULL, ibv_reg_mr(pd, self->buf, 0, IBV_ACCESS_LOCAL_WRITE));
+	ASSERT_EQ(EINVAL, errno);
+	/* memory that is not mapped cannot be pinned */
+	hole = mmap(NULL, BUF_SIZE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
+		    -1, 0);
+	ASSERT_NE(MAP_FAILED, hole);
+	munmap(hole, BUF_SIZE);
+	ASSERT_EQ(NULL, ibv_reg_mr(pd, hole, BUF_SIZE,
+				   IBV_ACCESS_LOCAL_WRITE));
+	ASSERT_EQ(EFAULT, errno);
 	ASSERT_EQ(0, ibv_dealloc_pd(pd));
 }
 
@@ -294,7 +358,7 @@ TEST_F(seed, import_pd_of_own_context)
 		ASSERT_EQ(NULL, ibv_import_pd(self->ctx, pd->handle));
 		ASSERT_EQ(EOPNOTSUPP, errno);
 		ASSERT_EQ(0, ibv_dealloc_pd(pd));
-		SKIP(return, "%s: import is EOPNOTSUPP", test_dev());
+		SKIP(return, "%s: import is EOPNOTSUPP", self->dev);
 	}
 	pd = ibv_alloc_pd(self->ctx);
 	ASSERT_NE(NULL, pd);
@@ -419,8 +483,8 @@ TEST_F(seed, close_last_fd_frees_all)
 	struct ibv_mr *mr;
 	int before, i;
 
-	before = rdma_pd_count(test_dev());
-	a = open_dev(test_dev());
+	before = rdma_pd_count(self->dev);
+	a = open_dev(self->dev);
 	ASSERT_NE(NULL, a);
 	for (i = 0; i < 3; i++) {
 		pd = ibv_alloc_pd(a);
@@ -430,7 +494,7 @@ TEST_F(seed, close_last_fd_frees_all)
 		ASSERT_NE(NULL, mr);
 	}
 	if (before >= 0)
-		ASSERT_EQ(before + 3, rdma_pd_count(test_dev()));
+		ASSERT_EQ(before + 3, rdma_pd_count(self->dev));
 	if (self->import) {
 		b = dup_ctx(a);
 		ASSERT_NE(NULL, b);
@@ -448,7 +512,7 @@ TEST_F(seed, close_last_fd_frees_all)
 	ASSERT_EQ(0, ibv_close_device(a));
 	if (before < 0)
 		SKIP(return, "no 'rdma' tool: the frees were not counted");
-	ASSERT_EQ(before, rdma_pd_count(test_dev()));
+	ASSERT_EQ(before, rdma_pd_count(self->dev));
 }
 
 TEST_HARNESS_MAIN
