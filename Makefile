@@ -5,7 +5,8 @@
 #
 #   make                 module (for the default test kernel), provider +
 #                        DV library for the system's libibverbs, tool, tests
-#   make check           everything, then the kselftests in the test VM
+#   make check           Debian packages it needs (scripts/install-deps),
+#                        everything, then all tests, in the test VM
 #   make check-quick     static checks and one kernel's kselftests (KERNEL=6.1)
 #   make bench           the cost of the PD verbs, as ratios, in the test VM
 #   make module KDIR=/lib/modules/$(uname -r)/build   build for your kernel
@@ -67,7 +68,7 @@ endif
 
 include user/provider/provider.mk
 
-.PHONY: all module lib selftests check check-quick bench demo stage-upstream clean install \
+.PHONY: all deps module lib selftests check check-quick bench demo stage-upstream clean install \
 	install-lib install-man modules_install modules_install_built FORCE
 
 all: module lib selftests
@@ -128,7 +129,13 @@ $(B)/bench/ibpd_bench: bench/ibpd_bench.c \
 	$(CC) $(UCFLAGS) -o $@ $< $(DVFLAGS) \
 		-Wl,-rpath,'$$ORIGIN/../provider/abi$(provider-sys-abi)'
 
-check: all provider-all
+# make check and make demo install what they need first (Debian packages,
+# through sudo when not root), then build with them.
+deps:
+	scripts/install-deps
+
+check: deps
+	$(MAKE) all provider-all
 	scripts/check
 
 # A few minutes warm: the static checks and one kernel's kselftests.
@@ -139,7 +146,8 @@ check-quick: all
 bench: module lib $(B)/bench/ibpd_bench
 	scripts/bench
 
-demo: all
+demo: deps
+	$(MAKE) all
 	scripts/vm-run -- $(B)/ibpd demo
 
 # The upstream patch series (out/upstream), applied and built in-tree.
