@@ -9,7 +9,10 @@
 # libibverbs: ibv_devinfo and ibv_devices see ibpd0; seed_test (the seed
 # contract, a plain libibverbs program) on ibpd0 and rxe0 and the rxe
 # differential over its results; dv_test (the DV API; on rxe0: EOPNOTSUPP
-# and no ioctl sent). Build first: make provider-all provider-tests.
+# and no ioctl sent); with a built rdma-core, its own tests (run_tests.py:
+# test_pd, test_mr, test_device, test_shared_pd) on ibpd0 and rxe0 against
+# the expectations in pyverbs.expect. Build first: make provider-all
+# provider-tests.
 # kselftest TAP, "# Totals:" lines; exit status 0 when everything passed.
 set -uo pipefail
 
@@ -34,7 +37,8 @@ sys_abi() {
 
 # use_lib LIB: the environment that runs programs on libibverbs LIB.
 use_lib() {
-	local rc abi
+	local abi
+	rc=
 	if [ "$1" = system ]; then
 		abi=$(sys_abi)
 		export LD_LIBRARY_PATH=$b/abi$abi
@@ -51,7 +55,7 @@ use_lib() {
 		"$(ldd "$b/seed_test" | sed -n 's/.*libibverbs.so.1 => \([^ ]*\).*/\1/p')"
 }
 
-pass=0 fails=0 rc=0
+pass=0 fails=0 status=0
 verdict() {	# verdict STATUS NAME: one TAP line of run.sh's own
 	if [ "$1" = 0 ]; then
 		echo "ok $2"
@@ -90,12 +94,21 @@ for lib in "${libs[@]}"; do
 	use_lib "$lib" || { verdict 1 "$lib: libibverbs and provider"; continue; }
 	check "$lib ibv_devinfo -d ibpd0" ibv_devinfo -d ibpd0
 	check "$lib ibv_devices lists ibpd0" sh -c 'ibv_devices | grep -qw ibpd0'
-	harness "$lib seed_test" "$b/seed_test" || rc=1
+	harness "$lib seed_test" "$b/seed_test" || status=1
 	cp /tmp/verbs-tap "/tmp/seed-$lib.tap"
-	"$top/selftests/rxe_diff.sh" "/tmp/seed-$lib.tap" ibpd0 rxe0 || rc=1
-	IBPD_TEST_DEV=ibpd0 harness "$lib dv_test ibpd0" "$b/dv_test" || rc=1
+	"$top/selftests/rxe_diff.sh" "/tmp/seed-$lib.tap" ibpd0 rxe0 || status=1
+	IBPD_TEST_DEV=ibpd0 harness "$lib dv_test ibpd0" "$b/dv_test" || status=1
 	IBPD_TEST_DEV=rxe0 IBPD_TEST_DV=0 harness "$lib dv_test rxe0" \
-		"$b/dv_test" || rc=1
+		"$b/dv_test" || status=1
+	[ -n "$rc" ] || continue
+	for dev in ibpd0 rxe0; do	# rdma-core's own tests, built with it
+		PYTHONPATH=$rc/python /usr/bin/python3 "$here/pyverbs_run.py" \
+			"$rc/../tests" --dev "$dev" test_pd test_mr test_device \
+			test_shared_pd > "/tmp/pyverbs-$lib-$dev" \
+			2> "/tmp/pyverbs-$lib-$dev.log"
+		"$here/pyverbs_diff.py" "$here/pyverbs.expect" \
+			"/tmp/pyverbs-$lib-$dev" "$lib" "$dev" || status=1
+	done
 done
 echo "# Totals: pass:$pass fail:$fails xfail:0 xpass:0 skip:0 error:0"
-[ "$fails" = 0 ] && [ "$rc" = 0 ]
+[ "$fails" = 0 ] && [ "$status" = 0 ]
