@@ -23,7 +23,7 @@ abi=$(objdump -T /usr/lib/"$(gcc -print-multiarch)"/libibverbs.so.1 |
 	sed -n 's/.*IBVERBS_PRIVATE_\([0-9]*\).*/\1/p' | head -n 1)
 
 echo "TAP version 13"
-echo "1..13"
+echo "1..14"
 
 [ -n "$funcs" ] && [ "$funcs" = "$syms" ]
 diff <(echo "$funcs") <(echo "$syms") > "$tmp/out"
@@ -129,6 +129,18 @@ ok $? "a program using the installed DV header and library compiles, links, runs
 grep -q "^$dest$prefix/lib/libibpd.so.1" <(LD_LIBRARY_PATH=$dest$prefix/lib \
 	ldd "$tmp/prog" | sed -n 's/.*libibpd.so.1 => \([^ ]*\).*/\1/p') 2> "$tmp/out"
 ok $? "it runs on the installed libibpd.so.1"
+
+# In the test VM, whose root is a writable overlay over the host's: the
+# DESTDIR tree copied to /, the system libibverbs finds ibpd0 through
+# /etc/libibverbs.d/ibpd.driver alone (no RDMAV_DRIVERS), and the
+# installed tool runs on the installed library.
+# (vm-run quotes its arguments: no quotes inside; mktemp's path has none)
+"$top/scripts/vm-run" -- sh -c "tar -C $dest -cf - . | tar -C / -xf - --keep-directory-symlink && ldconfig && ibv_devices && ibv_devinfo -d ibpd0 && ibpd devices" \
+	> "$tmp/out" 2>&1 &&
+	grep -Eq '^[[:space:]]+ibpd0[[:space:]]' "$tmp/out" &&
+	grep -Eq '^hca_id:[[:space:]]+ibpd0' "$tmp/out" &&
+	grep -Eq '^ibpd0 +uverbs[0-9]+ +[0-9]+ +yes +yes' "$tmp/out"
+ok $? "installed into the VM: ibv_devices, ibv_devinfo -d ibpd0 and ibpd devices see ibpd0"
 
 MANPATH=$dest$prefix/share/man man -P cat ibpddv_import_pd > "$tmp/out" 2>&1 &&
 	grep -q 'ibpddv_import_pd - import a protection domain' <(tr -s ' \n' ' ' < "$tmp/out")
