@@ -18,6 +18,7 @@
  */
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -253,6 +254,27 @@ TEST_F(seed, alloc_dealloc)
 	ASSERT_NE(NULL, pd);
 	ASSERT_EQ(self->ctx, pd->context);
 	ASSERT_EQ(0, ibv_dealloc_pd(pd));
+}
+
+/*
+ * A uverbs file nobody made a context on cannot be imported, and a failed
+ * ibv_import_device() leaves the fd open and the caller's: ibpd's
+ * import_context never closes it (rxe's provider has none: EOPNOTSUPP).
+ */
+TEST_F(seed, import_device_failure_keeps_fd)
+{
+	char path[128];
+	int fd;
+
+	snprintf(path, sizeof(path), "/dev/infiniband/%s",
+		 self->ctx->device->dev_name);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	errno = 0;
+	ASSERT_EQ(NULL, ibv_import_device(fd));
+	ASSERT_NE(0, errno);
+	ASSERT_LE(0, fcntl(fd, F_GETFD));
+	ASSERT_EQ(0, close(fd));
 }
 
 /* uverbs gives a destroyed PD's handle to the next PD (lowest free). */
