@@ -393,6 +393,47 @@ static inline int test_mr_destroy(int fd, uint32_t handle)
 	return raw_exec(fd, &c);
 }
 
+/*
+ * Whether RDMA device NAME is ibpd's: its "hca_type" sysfs attribute, as
+ * the provider matches it (a name may change with `rdma dev set`). Only
+ * then may ibpd's driver-namespace methods reach it.
+ */
+static inline bool test_is_ibpd(const char *name)
+{
+	char path[128], type[16] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/class/infiniband/%.64s/hca_type",
+		 name);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	if (!fgets(type, sizeof(type), f))
+		type[0] = 0;
+	fclose(f);
+	type[strcspn(type, "\n")] = 0;
+	return !strcmp(type, "ibpd");
+}
+
+/*
+ * The handles of the PDs on the file (UVERBS_METHOD_INFO_HANDLES): up to
+ * max in handles, their number in *total (which may be larger).
+ */
+static inline int test_list_pds(int fd, uint32_t *handles, size_t max,
+				uint32_t *total)
+{
+	struct raw_cmd c;
+
+	raw_init(&c, UVERBS_OBJECT_DEVICE, UVERBS_METHOD_INFO_HANDLES);
+	raw_attr(&c, UVERBS_ATTR_INFO_OBJECT_ID, sizeof(uint64_t),
+		 UVERBS_OBJECT_PD);
+	raw_attr(&c, UVERBS_ATTR_INFO_TOTAL_HANDLES, sizeof(*total),
+		 (uintptr_t)total);
+	raw_attr(&c, UVERBS_ATTR_INFO_HANDLES_LIST, max * sizeof(*handles),
+		 (uintptr_t)handles);
+	return raw_exec(fd, &c);
+}
+
 static inline int dbg_path(char *buf, size_t len, const char *file)
 {
 	char dir[160];
