@@ -16,7 +16,7 @@
 #include <rdma/ib_user_verbs.h>
 
 #include "kselftest_harness.h"
-#include "ibpd_libtest.h"
+#include "ibpd_test.h"
 
 #define SCRATCH (64 * 1024)
 
@@ -61,7 +61,7 @@ static void fuzz_one(int fd, char *scratch, int *errs)
 		   UVERBS_OBJECT_DEVICE, rnd() & 0xffff);
 	switch (obj) {
 	case UVERBS_OBJECT_PD:
-		meth = PICK(IBPD_METHOD_PD_ALLOC, IBPD_METHOD_PD_IMPORT,
+		meth = PICK(TEST_COMPAT_METHOD_PD_ALLOC, IBPD_METHOD_PD_IMPORT,
 			    IBPD_METHOD_PD_IMPORT, UVERBS_METHOD_PD_DESTROY,
 			    IBPD_METHOD_PD_IMPORT + 1, rnd() & 0xffff);
 		break;
@@ -125,9 +125,8 @@ TEST(fuzz_ioctls)
 	int secs = getenv("IBPD_FUZZ_SECONDS") ? atoi(getenv("IBPD_FUZZ_SECONDS")) : 60;
 	long long base_pds = dbg_read("num_pds");
 	long long base_mrs = dbg_read("num_mrs");
-	struct ibpd_context *ctx;
-	struct ibpd_pd *pd;
-	int errs[256] = {}, i, done = 0;
+	int errs[256] = {}, i, fd, done = 0;
+	uint32_t pd, mr;
 	time_t end;
 	char *scratch;
 
@@ -135,21 +134,20 @@ TEST(fuzz_ioctls)
 	       (unsigned int)time(NULL);
 	ksft_print_msg("fuzz: seed %u (IBPD_FUZZ_SEED replays)\n", seed);
 
-	ctx = ibpd_open_device(test_dev());
-	ASSERT_NE(NULL, ctx);
+	fd = test_open(test_dev());
+	ASSERT_LE(0, fd);
 	scratch = mmap(NULL, SCRATCH, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 	ASSERT_NE(MAP_FAILED, scratch);
 	/* real objects for the random handles to hit */
 	for (i = 0; i < 3; i++) {
-		pd = ibpd_alloc_pd(ctx);
-		ASSERT_NE(NULL, pd);
-		ASSERT_NE(NULL, ibpd_reg_mr(pd, scratch, 4096, 1));
+		ASSERT_EQ(0, test_pd_alloc(fd, &pd, NULL, NULL));
+		ASSERT_EQ(0, test_mr_reg(fd, pd, scratch, 4096, 1, &mr, NULL));
 	}
 
 	end = time(NULL) + secs;
 	for (i = 0; i < iters && time(NULL) < end; i++, done++)
-		fuzz_one(ibpd_context_cmd_fd(ctx), scratch, errs);
+		fuzz_one(fd, scratch, errs);
 
 	ksft_print_msg("fuzz: %d ioctls: %d ok, EINVAL %d, ENOENT %d, EPROTONOSUPPORT %d, EOPNOTSUPP %d, EFAULT %d, other %d\n",
 		       done, errs[0], errs[EINVAL], errs[ENOENT],
@@ -159,7 +157,7 @@ TEST(fuzz_ioctls)
 	EXPECT_GT(done, 0);
 
 	/* whatever the fuzzer created, the close takes away */
-	EXPECT_EQ(0, ibpd_close_device(ctx));
+	EXPECT_EQ(0, close(fd));
 	EXPECT_EQ(base_pds, dbg_read("num_pds"));
 	EXPECT_EQ(base_mrs, dbg_read("num_mrs"));
 	EXPECT_EQ(base_pds, rdma_res_pds());

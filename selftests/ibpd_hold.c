@@ -40,7 +40,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "ibpd_hold: PD alloc: %s\n", strerror(err));
 		return 1;
 	}
-	err = test_mr_reg(fd, pds[0], buf, sizeof(buf), 1 /* local write */,
+	err = test_mr_reg(fd, pds[0], buf, sizeof(buf), TEST_ACCESS_LOCAL_WRITE,
 			  &mr, NULL);
 	if (err) {
 		fprintf(stderr, "ibpd_hold: REG_MR: %s\n", strerror(err));

@@ -4,8 +4,8 @@
  *
  * Concurrent stress: N processes share one uverbs file (passed over
  * SCM_RIGHTS) and allocate (ioctl and write paths), import each other's
- * PDs, register and deregister MRs through them, unimport and destroy,
- * at random. Every call must succeed or fail with an errno the race
+ * PDs, register and deregister MRs through them, forget imports and
+ * destroy, at random, with raw uverbs ioctls. Every call must succeed or fail with an errno the race
  * explains; at the end no object may be lost or left over: the file, the
  * driver's counts and `rdma resource` agree. IBPD_STRESS_PROCS and
  * IBPD_STRESS_OPS size the run (default 4 x 3000).
@@ -17,7 +17,8 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
-#include "ibpd_libtest.h"
+#include "ibpd_test.h"
+#include "scm_rights.h"
 
 #define MAX_OBJS 32
 
@@ -39,19 +40,23 @@ static int expected_race(int err)
 	return err == ENOENT || err == EINVAL || err == ESTALE || err == EBUSY;
 }
 
+/* A slot of the worker's tables: a handle, or NONE. */
+#define NONE (-1L)
+
 static int worker(int sock, unsigned int seed, int ops, struct counts *c)
 {
-	struct ibpd_pd *own[MAX_OBJS] = {}, *imp[MAX_OBJS] = {};
-	struct ibpd_mr *mrs[MAX_OBJS] = {};
-	struct ibpd_context *ctx;
+	long own[MAX_OBJS], imp[MAX_OBJS], mrs[MAX_OBJS];
+	uint64_t imp_id[MAX_OBJS];
 	char *buf, msg;
 	int fd, i, k;
 
+	for (i = 0; i < MAX_OBJS; i++)
+		own[i] = imp[i] = mrs[i] = NONE;
 	fd = ibpd_recv_fd(sock, &msg, 1);
 	if (fd < 0)
 		return 10;
-	ctx = ibpd_import_device(fd);
-	if (!ctx)
+	/* a second context on the shared file */
+	if (test_query_context(fd))
 		return 11;
 	buf = mmap(NULL, MAX_OBJS * 4096, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
@@ -60,8 +65,8 @@ static int worker(int sock, unsigned int seed, int ops, struct counts *c)
 
 	for (i = 0; i < ops; i++) {
 		int slot = rand_r(&seed) % MAX_OBJS;
-		uint32_t handles[256];
-		size_t n;
+		uint32_t handles[256], n, h;
+		uint64_t id;
 
 		c->ops++;
 		/* debugfs walks the PDs while everybody allocates and frees */
@@ -69,66 +74,77 @@ static int worker(int sock, unsigned int seed, int ops, struct counts *c)
 			return 13;
 		switch (rand_r(&seed) % 6) {
 		case 0:		/* alloc, either path */
-			if (own[slot])
+			if (own[slot] != NONE)
 				break;
-			own[slot] = rand_r(&seed) & 1 ? ibpd_alloc_pd(ctx) :
-				    ibpd_alloc_pd_write(ctx);
-			if (!own[slot] && errno != ENOMEM)
+			k = rand_r(&seed) & 1 ?
+				test_pd_alloc(fd, &h, NULL, NULL) :
+				test_pd_alloc_write(fd, &h, NULL);
+			if (k && k != ENOMEM)
 				return 20;
-			c->allocs += !!own[slot];
+			if (!k)
+				own[slot] = h;
+			c->allocs += !k;
 			break;
 		case 1:		/* destroy our own PD */
-			if (!own[slot])
+			if (own[slot] == NONE)
 				break;
-			k = ibpd_dealloc_pd(own[slot]);
+			k = test_pd_destroy(fd, own[slot]);
 			if (k == EBUSY) {
 				c->busy++;
 				break;
 			}
 			if (k)
 				return 21;
-			own[slot] = NULL;
+			own[slot] = NONE;
 			c->deallocs++;
 			break;
 		case 2:		/* import a PD somebody has in the file */
-			if (imp[slot] || ibpd_list_pds(ctx, handles, 256, &n))
+			if (imp[slot] != NONE ||
+			    test_list_pds(fd, handles, 256, &n))
 				break;
 			if (!n)
 				break;
-			imp[slot] = ibpd_import_pd(ctx, handles[rand_r(&seed) % n]);
-			if (!imp[slot] && !expected_race(errno))
+			h = handles[rand_r(&seed) % (n < 256 ? n : 256)];
+			k = test_pd_import(fd, h, NULL, NULL, &id, NULL);
+			if (k && !expected_race(k))
 				return 22;
-			c->imports += !!imp[slot];
-			c->stale_or_gone += !imp[slot];
+			if (!k) {
+				imp[slot] = h;
+				imp_id[slot] = id;
+			}
+			c->imports += !k;
+			c->stale_or_gone += !!k;
 			break;
 		case 3:		/* MR through an imported PD */
-			if (mrs[slot] || !imp[slot])
+			if (mrs[slot] != NONE || imp[slot] == NONE)
 				break;
-			mrs[slot] = ibpd_reg_mr(imp[slot], buf + slot * 4096,
-						4096, IBPD_ACCESS_LOCAL_WRITE);
-			if (!mrs[slot] && !expected_race(errno))
+			k = test_mr_reg(fd, imp[slot], buf + slot * 4096, 4096,
+					TEST_ACCESS_LOCAL_WRITE, &h, NULL);
+			if (k && !expected_race(k))
 				return 23;
-			c->mrs += !!mrs[slot];
-			c->stale_or_gone += !mrs[slot];
+			if (!k)
+				mrs[slot] = h;
+			c->mrs += !k;
+			c->stale_or_gone += !!k;
 			break;
 		case 4:		/* deregister */
-			if (!mrs[slot])
+			if (mrs[slot] == NONE)
 				break;
-			if (ibpd_dereg_mr(mrs[slot]))
+			if (test_mr_destroy(fd, mrs[slot]))
 				return 24;
-			mrs[slot] = NULL;
+			mrs[slot] = NONE;
 			c->deregs++;
 			break;
-		case 5:		/* unimport (no kernel call) or check it */
-			if (!imp[slot])
+		case 5:		/* forget the import (no kernel call) or check it */
+			if (imp[slot] == NONE)
 				break;
 			if (rand_r(&seed) & 1) {
-				k = ibpd_query_pd(imp[slot], NULL, NULL);
+				k = test_pd_import(fd, imp[slot], &imp_id[slot],
+						   NULL, NULL, NULL);
 				if (k && !expected_race(k))
 					return 25;
 			} else {
-				ibpd_unimport_pd(imp[slot]);
-				imp[slot] = NULL;
+				imp[slot] = NONE;
 			}
 			break;
 		}
@@ -136,19 +152,17 @@ static int worker(int sock, unsigned int seed, int ops, struct counts *c)
 
 	/* Drain: our MRs first, then (once every peer's MRs are gone) PDs. */
 	for (i = 0; i < MAX_OBJS; i++) {
-		if (mrs[i] && ibpd_dereg_mr(mrs[i]))
+		if (mrs[i] != NONE && test_mr_destroy(fd, mrs[i]))
 			return 30;
-		c->deregs += !!mrs[i];
-		if (imp[i])
-			ibpd_unimport_pd(imp[i]);
+		c->deregs += mrs[i] != NONE;
 	}
 	msg = 'm';
 	if (write(sock, &msg, 1) != 1 || read(sock, &msg, 1) != 1)
 		return 31;
 	for (i = 0; i < MAX_OBJS; i++)
-		if (own[i] && ibpd_dealloc_pd(own[i]))
+		if (own[i] != NONE && test_pd_destroy(fd, own[i]))
 			return 32;
-	if (ibpd_close_device(ctx))
+	if (close(fd))
 		return 33;
 	return 0;
 }
@@ -158,18 +172,17 @@ TEST(shared_file_stress)
 	int procs = env_int("IBPD_STRESS_PROCS", 4);
 	int ops = env_int("IBPD_STRESS_OPS", 3000);
 	struct counts *c, total = {};
-	struct ibpd_context *ctx;
 	long long base_pds = dbg_read("num_pds");
 	long long base_mrs = dbg_read("num_mrs");
 	int (*sv)[2], i, status;
-	uint32_t handles[4];
+	uint32_t handles[4], n;
 	struct timespec t0, t1;
-	size_t n;
+	int fd;
 	pid_t *pids;
 	char m;
 
-	ctx = ibpd_open_device(test_dev());
-	ASSERT_NE(NULL, ctx);
+	fd = test_open(test_dev());
+	ASSERT_LE(0, fd);
 	c = mmap(NULL, sizeof(*c) * procs, PROT_READ | PROT_WRITE,
 		 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, c);
@@ -189,8 +202,7 @@ TEST(shared_file_stress)
 		}
 		close(sv[i][1]);
 		m = 'f';
-		ASSERT_EQ(0, ibpd_send_fd(sv[i][0], ibpd_context_cmd_fd(ctx),
-					  &m, 1));
+		ASSERT_EQ(0, ibpd_send_fd(sv[i][0], fd, &m, 1));
 	}
 	/* every worker has dropped its MRs: let them destroy their PDs */
 	for (i = 0; i < procs; i++)
@@ -213,7 +225,7 @@ TEST(shared_file_stress)
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 
 	/* nothing lost, nothing left */
-	ASSERT_EQ(0, ibpd_list_pds(ctx, handles, 4, &n));
+	ASSERT_EQ(0, test_list_pds(fd, handles, 4, &n));
 	EXPECT_EQ(0, n);
 	EXPECT_EQ(base_pds, dbg_read("num_pds"));
 	EXPECT_EQ(base_mrs, dbg_read("num_mrs"));
@@ -225,7 +237,7 @@ TEST(shared_file_stress)
 		       (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9,
 		       total.allocs, total.deallocs, total.busy,
 		       total.imports, total.mrs, total.stale_or_gone);
-	EXPECT_EQ(0, ibpd_close_device(ctx));
+	EXPECT_EQ(0, close(fd));
 }
 
 TEST_HARNESS_MAIN

@@ -360,6 +360,29 @@ static inline int test_pd_import(int fd, uint32_t handle,
 	return raw_exec(fd, &c);
 }
 
+/*
+ * IBPD_METHOD_PD_IMPORT checked against a pdn: ESTALE when the handle
+ * names a PD of another pdn.
+ */
+static inline int test_pd_import_pdn(int fd, uint32_t handle, uint32_t pdn)
+{
+	struct raw_cmd c;
+	uint32_t p;
+
+	raw_init(&c, UVERBS_OBJECT_PD, IBPD_METHOD_PD_IMPORT);
+	raw_attr(&c, IBPD_ATTR_PD_IMPORT_HANDLE, 0, handle);
+	raw_attr(&c, IBPD_ATTR_PD_IMPORT_RESP_PDN, sizeof(p), (uintptr_t)&p);
+	raw_in(&c, IBPD_ATTR_PD_IMPORT_PDN, &pdn, sizeof(pdn));
+	return raw_exec(fd, &c);
+}
+
+/* MR access flags: the values of enum ib_access_flags. */
+enum {
+	TEST_ACCESS_LOCAL_WRITE = 1 << 0,
+	TEST_ACCESS_REMOTE_WRITE = 1 << 1,
+	TEST_ACCESS_REMOTE_READ = 1 << 2,
+};
+
 /* The core's write-path REG_MR; lkey may be NULL. */
 static inline int test_mr_reg(int fd, uint32_t pd, void *addr, size_t len,
 			      int access, uint32_t *handle, uint32_t *lkey)
@@ -416,14 +439,22 @@ static inline bool test_is_ibpd(const char *name)
 }
 
 /*
+ * The most handles one INFO_HANDLES call returns: the list's length in
+ * bytes is 16-bit.
+ */
+#define TEST_LIST_PDS_MAX 16383
+
+/*
  * The handles of the PDs on the file (UVERBS_METHOD_INFO_HANDLES): up to
- * max in handles, their number in *total (which may be larger).
+ * max (at most TEST_LIST_PDS_MAX) in handles, how many in *total.
  */
 static inline int test_list_pds(int fd, uint32_t *handles, size_t max,
 				uint32_t *total)
 {
 	struct raw_cmd c;
 
+	if (max > TEST_LIST_PDS_MAX)
+		max = TEST_LIST_PDS_MAX;
 	raw_init(&c, UVERBS_OBJECT_DEVICE, UVERBS_METHOD_INFO_HANDLES);
 	raw_attr(&c, UVERBS_ATTR_INFO_OBJECT_ID, sizeof(uint64_t),
 		 UVERBS_OBJECT_PD);

@@ -5,6 +5,7 @@
  * Module unload with live files and objects, load/unload cycles, and the
  * neighbours: another driver's device (rxe0, when present) must survive
  * "rmmod ibpd". Needs IBPD_KO (the module file) to load it back; run last.
+ * Raw uverbs ioctls: a second context on a file is a dup'ed fd of it.
  */
 
 #include <sys/stat.h>
@@ -12,7 +13,7 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
-#include "ibpd_libtest.h"
+#include "ibpd_test.h"
 
 static int sh(const char *fmt, const char *arg)
 {
@@ -40,26 +41,34 @@ static const char *ko(void)
 	return k && *k ? k : NULL;
 }
 
+/*
+ * The file of device NAME with two contexts (fd and a dup'ed fd2), a PD
+ * and an MR on it through fd, the PD imported through fd2.
+ */
+static void open_shared(struct __test_metadata *_metadata, const char *name,
+			void *buf, int *fd, int *fd2, uint32_t *pd,
+			uint32_t *mr)
+{
+	*fd = test_open(name);
+	ASSERT_LE(0, *fd);
+	*fd2 = dup(*fd);
+	ASSERT_LE(0, *fd2);
+	ASSERT_EQ(0, test_query_context(*fd2));
+	ASSERT_EQ(0, test_pd_alloc(*fd, pd, NULL, NULL));
+	ASSERT_EQ(0, test_mr_reg(*fd, *pd, buf, 4096, 0, mr, NULL));
+	ASSERT_EQ(0, test_pd_import(*fd2, *pd, NULL, NULL, NULL, NULL));
+}
+
 TEST(unload_with_open_files)
 {
-	struct ibpd_context *ctx, *ctx2;
 	void *buf = aligned_alloc(4096, 4096);
 	int rxe = ibdev_exists("rxe0");
-	struct ibpd_pd *pd, *ipd;
-	struct ibpd_mr *mr;
+	uint32_t pd, mr, pdn;
+	int fd, fd2;
 
 	if (!ko())
 		SKIP(return, "IBPD_KO is not set");
-	ctx = ibpd_open_device("ibpd0");
-	ASSERT_NE(NULL, ctx);
-	ctx2 = dup_ctx(ctx);
-	ASSERT_NE(NULL, ctx2);
-	pd = ibpd_alloc_pd(ctx);
-	ASSERT_NE(NULL, pd);
-	mr = ibpd_reg_mr(pd, buf, 4096, 0);
-	ASSERT_NE(NULL, mr);
-	ipd = ibpd_import_pd(ctx2, ibpd_pd_handle(pd));
-	ASSERT_NE(NULL, ipd);
+	open_shared(_metadata, "ibpd0", buf, &fd, &fd2, &pd, &mr);
 
 	/* no hang, no refusal: the files are disassociated */
 	ASSERT_EQ(0, sh("rmmod ibpd", NULL));
@@ -67,23 +76,19 @@ TEST(unload_with_open_files)
 	if (rxe)
 		EXPECT_TRUE(ibdev_exists("rxe0"));
 
-	errno = 0;
-	EXPECT_EQ(NULL, ibpd_alloc_pd(ctx));
-	EXPECT_EQ(EIO, errno);
-	EXPECT_EQ(EIO, ibpd_query_pd(ipd, NULL, NULL));
-	EXPECT_EQ(0, ibpd_dereg_mr(mr));
-	EXPECT_EQ(0, ibpd_dealloc_pd(ipd));
-	ibpd_unimport_pd(pd);
-	EXPECT_EQ(0, ibpd_close_device(ctx2));
-	EXPECT_EQ(0, ibpd_close_device(ctx));
+	EXPECT_EQ(EIO, test_pd_alloc(fd, &pd, NULL, NULL));
+	EXPECT_EQ(EIO, test_pd_import(fd2, pd, NULL, &pdn, NULL, NULL));
+	EXPECT_EQ(0, test_mr_destroy(fd, mr));
+	EXPECT_EQ(0, test_pd_destroy(fd2, pd));
+	EXPECT_EQ(0, close(fd2));
+	EXPECT_EQ(0, close(fd));
 
 	ASSERT_EQ(0, sh("insmod %s", ko()));
-	ctx = ibpd_open_device("ibpd0");
-	ASSERT_NE(NULL, ctx);
-	pd = ibpd_alloc_pd(ctx);
-	ASSERT_NE(NULL, pd);
-	EXPECT_EQ(0, ibpd_dealloc_pd(pd));
-	EXPECT_EQ(0, ibpd_close_device(ctx));
+	fd = test_open("ibpd0");
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, test_pd_alloc(fd, &pd, NULL, NULL));
+	EXPECT_EQ(0, test_pd_destroy(fd, pd));
+	EXPECT_EQ(0, close(fd));
 	free(buf);
 }
 
@@ -131,33 +136,18 @@ TEST_F_TIMEOUT(cycles, device_delete, 600)
 	int i;
 
 	for (i = 0; i < cycles(); i++) {
-		struct ibpd_context *ctx, *ctx2;
-		struct ibpd_mr *mr, *imr;
-		struct ibpd_pd *pd, *ipd;
+		uint32_t pd, mr, imr, h;
+		int fd, fd2;
 
 		ASSERT_EQ(0, sh("rdma link add ibpdc0 type ibpd netdev lo", NULL));
-		ctx = ibpd_open_device("ibpdc0");
-		ASSERT_NE(NULL, ctx);
-		ctx2 = dup_ctx(ctx);
-		ASSERT_NE(NULL, ctx2);
-		pd = ibpd_alloc_pd(ctx);
-		ASSERT_NE(NULL, pd);
-		mr = ibpd_reg_mr(pd, buf, 4096, 0);
-		ASSERT_NE(NULL, mr);
-		ipd = ibpd_import_pd(ctx2, ibpd_pd_handle(pd));
-		ASSERT_NE(NULL, ipd);
-		imr = ibpd_reg_mr(ipd, buf, 4096, 0);
-		ASSERT_NE(NULL, imr);
+		open_shared(_metadata, "ibpdc0", buf, &fd, &fd2, &pd, &mr);
+		ASSERT_EQ(0, test_mr_reg(fd2, pd, buf, 4096, 0, &imr, NULL));
 		ASSERT_EQ(0, sh("rdma link delete ibpdc0", NULL));
-		errno = 0;
-		EXPECT_EQ(NULL, ibpd_alloc_pd(ctx2));
-		EXPECT_EQ(EIO, errno);
-		EXPECT_EQ(0, ibpd_dereg_mr(mr));
-		EXPECT_EQ(0, ibpd_dereg_mr(imr));
-		ibpd_unimport_pd(ipd);
-		ibpd_unimport_pd(pd);
-		EXPECT_EQ(0, ibpd_close_device(ctx));
-		EXPECT_EQ(0, ibpd_close_device(ctx2));
+		EXPECT_EQ(EIO, test_pd_alloc(fd2, &h, NULL, NULL));
+		EXPECT_EQ(0, test_mr_destroy(fd, mr));
+		EXPECT_EQ(0, test_mr_destroy(fd2, imr));
+		EXPECT_EQ(0, close(fd));
+		EXPECT_EQ(0, close(fd2));
 	}
 	free(buf);
 }
