@@ -39,12 +39,6 @@ UCFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -fPIC -D_GNU_SOURCE \
 	   -Iuser -Iuapi -fvisibility=default
 B       := build
 
-# Until the kselftests speak raw ioctls: the old standalone library,
-# private to them (a static archive, never installed).
-LEGACY_SRCS := $(wildcard selftests/legacy/*.c)
-LEGACY_OBJS := $(LEGACY_SRCS:selftests/legacy/%.c=$(B)/selftests/legacy/%.o)
-LEGACY_LIB  := $(B)/selftests/libibpd-legacy.a
-
 TESTS    := $(addprefix $(B)/selftests/,ibpd_test ibpd_unload_test ibpd_stress ibpd_fail_nth ibpd_fuzz ibpd_hold)
 
 PREFIX  ?= /usr/local
@@ -95,14 +89,6 @@ $(B)/ibpd $(B)/install/ibpd: user/ibpd_tool.c user/scm_rights.h \
 	$(CC) $(UCFLAGS) -o $@ $< $(DVFLAGS) \
 		$(if $(findstring install,$@),,-Wl,-rpath,'$$ORIGIN/provider/abi$(provider-sys-abi)')
 
-$(B)/selftests/legacy/%.o: selftests/legacy/%.c selftests/legacy/ibpd.h \
-		selftests/legacy/ibpd_int.h $(wildcard uapi/rdma/*.h)
-	@mkdir -p $(dir $@)
-	$(CC) $(UCFLAGS) -Iselftests/legacy -c -o $@ $<
-
-$(LEGACY_LIB): $(LEGACY_OBJS)
-	$(AR) rcs $@ $^
-
 # Paths relative to $(LIBDIR)/pkgconfig; remade every time, as PREFIX,
 # LIBDIR and INCDIR may differ from the last make.
 PCREL = $(shell realpath -m --relative-to=$(LIBDIR)/pkgconfig $(1))
@@ -117,11 +103,12 @@ FORCE:
 
 selftests: $(TESTS) provider-tests
 
-$(B)/selftests/%: selftests/%.c selftests/ibpd_test.h selftests/ibpd_libtest.h \
-		user/scm_rights.h $(LEGACY_LIB)
+# Raw uverbs ioctls (ibpd_test.h): the kselftests link nothing but libc.
+$(B)/selftests/%: selftests/%.c selftests/ibpd_test.h user/scm_rights.h \
+		$(wildcard uapi/rdma/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Wall -D_GNU_SOURCE -Iselftests/legacy -Iuser -Iuapi \
-		-I$(KSRC)/tools/testing/selftests -o $@ $< $(LEGACY_LIB)
+	$(CC) $(CFLAGS) -Wall -D_GNU_SOURCE -Iuser -Iuapi \
+		-I$(KSRC)/tools/testing/selftests -o $@ $<
 
 $(B)/bench/ibpd_bench: bench/ibpd_bench.c \
 		$(B)/provider/include/infiniband/ibpddv.h $(SYSLIB)/libibpd.so.1

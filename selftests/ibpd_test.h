@@ -4,8 +4,7 @@
  *
  * Helpers for the ibpd selftests, with no library: raw uverbs ioctls (so
  * that the tests see the kernel's answers), debugfs state and knobs, and
- * `rdma resource` counts. ibpd_libtest.h adds libibpd for the tests that
- * still use it.
+ * `rdma resource` counts.
  */
 
 #ifndef IBPD_TEST_H
