@@ -97,7 +97,7 @@ if ! [ -e /proc/self/ns/net ]; then
 	echo "1..0 # SKIP no network namespaces"
 	exit 4
 fi
-echo "1..11"
+echo "1..12"
 dmesg -c > /dev/null
 # The mode can change only while no other namespace exists.
 {
@@ -172,6 +172,11 @@ ok $? "rename inside a namespace: debugfs follows"
 dmesg > "$tap_out"
 ! grep -q -e 'already present' -e 'Couldn' "$tap_out"
 ok $? "no debugfs directory made twice, no failed namespace move (dmesg)"
+
+# What the rdma-core provider matches on, whatever the name.
+[ "$(cat /sys/class/infiniband/ibpdL0/hca_type 2> "$tap_out")" = ibpd ] &&
+	[ "$(ip netns exec ibpd_t3 cat /sys/class/infiniband/ibpdL3x/hca_type)" = ibpd ]
+ok $? "sysfs hca_type is \"ibpd\" (after renames and namespace moves too)"
 
 # ibpdL3x is still in ibpd_t3, ibpdL0 in init_net: rmmod takes both.
 if [ -z "${IBPD_KO:-}" ]; then

@@ -53,4 +53,5 @@ else
 	skip "kmemleak: no $kml"
 fi
 tap_totals || rc=1
+"$dir/gcov_dump.sh"
 exit $rc

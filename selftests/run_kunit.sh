@@ -10,6 +10,7 @@ dmesg -C
 insmod "$kunit" || exit 1
 log=$(dmesg --color=never --notime)
 rmmod ibpd_kunit
+"$(dirname "$0")/gcov_dump.sh"
 echo "KTAP version 1"
 echo "1..$(echo "$log" | grep -c '^    # Subtest:')"
 echo "$log" | sed -n '/^    KTAP version/,$p'
