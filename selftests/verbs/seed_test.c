@@ -30,6 +30,7 @@
 #include <infiniband/verbs.h>
 
 #include "kselftest_harness.h"
+#include "scm_rights.h"
 
 #define BUF_SIZE 4096
 
@@ -73,43 +74,6 @@ static struct ibv_context *dup_ctx(struct ibv_context *ctx)
 		errno = err;
 	}
 	return c;
-}
-
-static int send_fd(int sock, int fd, uint32_t data)
-{
-	char cbuf[CMSG_SPACE(sizeof(int))] = {};
-	struct iovec iov = { .iov_base = &data, .iov_len = sizeof(data) };
-	struct msghdr msg = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
-	};
-	struct cmsghdr *cmsg = CMSG_FIRSTHDR(&msg);
-
-	cmsg->cmsg_level = SOL_SOCKET;
-	cmsg->cmsg_type = SCM_RIGHTS;
-	cmsg->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cmsg), &fd, sizeof(int));
-	return sendmsg(sock, &msg, 0) == sizeof(data) ? 0 : -1;
-}
-
-static int recv_fd(int sock, uint32_t *data)
-{
-	char cbuf[CMSG_SPACE(sizeof(int))] = {};
-	struct iovec iov = { .iov_base = data, .iov_len = sizeof(*data) };
-	struct msghdr msg = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
-	};
-	struct cmsghdr *cmsg;
-	int fd;
-
-	if (recvmsg(sock, &msg, 0) != sizeof(*data))
-		return -1;
-	cmsg = CMSG_FIRSTHDR(&msg);
-	if (!cmsg || cmsg->cmsg_type != SCM_RIGHTS)
-		return -1;
-	memcpy(&fd, CMSG_DATA(cmsg), sizeof(int));
-	return fd;
 }
 
 /*
@@ -428,13 +392,14 @@ TEST_F(seed, import_scm_rights)
 		/* the child gets the file through the socket only */
 		close(sv[0]);
 		ibv_close_device(self->ctx);
-		fd = recv_fd(sv[1], &handle);
+		fd = ibpd_recv_fd(sv[1], &handle, sizeof(handle));
 		_exit(fd < 0 ? 9 : use_shared_pd(fd, handle));
 	}
 	close(sv[1]);
 	pd = ibv_alloc_pd(self->ctx);
 	ASSERT_NE(NULL, pd);
-	ASSERT_EQ(0, send_fd(sv[0], self->ctx->cmd_fd, pd->handle));
+	ASSERT_EQ(0, ibpd_send_fd(sv[0], self->ctx->cmd_fd, &pd->handle,
+				 sizeof(pd->handle)));
 	close(sv[0]);
 	ASSERT_EQ(0, wait_child(pid));
 	ASSERT_EQ(0, ibv_dealloc_pd(pd));

@@ -79,10 +79,10 @@ provider-ksft = $(eval provider-ksft := $$(shell scripts/kernel-dir \
 
 provider-tests: $(B)/provider/seed_test $(B)/provider/dv_test
 
-$(B)/provider/seed_test: selftests/verbs/seed_test.c
+$(B)/provider/seed_test: selftests/verbs/seed_test.c user/scm_rights.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -std=gnu11 -Wall -D_GNU_SOURCE \
-		-I$(provider-ksft) -o $@ $< -libverbs
+		-I$(provider-ksft) -Iuser -o $@ $< -libverbs
 
 # <infiniband/ibpddv.h> as applications include it.
 $(B)/provider/include/infiniband/ibpddv.h: user/provider/ibpddv.h
