@@ -104,7 +104,7 @@ FORCE:
 selftests: $(TESTS) provider-tests
 
 # Raw uverbs ioctls (ibpd_test.h): the kselftests link nothing but libc.
-$(B)/selftests/%: selftests/%.c selftests/ibpd_test.h user/scm_rights.h \
+$(B)/selftests/%: selftests/%.c selftests/ibpd_test.h selftests/ibpd_fuzz.h user/scm_rights.h \
 		$(wildcard uapi/rdma/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Wall -D_GNU_SOURCE -Iuser -Iuapi \
