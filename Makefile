@@ -9,6 +9,9 @@
 #                        everything, then all tests, in the test VM
 #   make check-quick     static checks and one kernel's kselftests (KERNEL=6.1)
 #   make bench           the cost of the PD verbs, as ratios, in the test VM
+#   make soak [SOAK_MINUTES=60]
+#                        the long robustness run on the debug kernel:
+#                        out/soak/{soak.json,soak.png}
 #   make module KDIR=/lib/modules/$(uname -r)/build   build for your kernel
 #   make install [PREFIX=/usr/local] [DESTDIR=] [KDIR=]
 #                        library, provider link, ibpd.driver, DV header,
@@ -39,7 +42,7 @@ UCFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -fPIC -D_GNU_SOURCE \
 	   -Iuser -Iuapi -fvisibility=default
 B       := build
 
-TESTS    := $(addprefix $(B)/selftests/,ibpd_test ibpd_unload_test ibpd_stress ibpd_fail_nth ibpd_fuzz ibpd_hold)
+TESTS    := $(addprefix $(B)/selftests/,ibpd_test ibpd_unload_test ibpd_stress ibpd_fail_nth ibpd_fuzz ibpd_hold ibpd_soak)
 
 PREFIX  ?= /usr/local
 LIBDIR  ?= $(PREFIX)/lib
@@ -62,7 +65,7 @@ endif
 
 include user/provider/provider.mk
 
-.PHONY: all deps module lib selftests check check-quick bench demo stage-upstream clean install \
+.PHONY: all deps module lib selftests check check-quick bench soak demo stage-upstream clean install \
 	install-lib install-man modules_install modules_install_built FORCE
 
 all: module lib selftests
@@ -132,6 +135,12 @@ check-quick: all
 # Benchmarks in the test VM: a table of ratios, out/bench/{bench.json,bench.png}.
 bench: module lib $(B)/bench/ibpd_bench
 	scripts/bench
+
+# The long soak on the debug kernel (a short one runs in make check).
+SOAK_MINUTES ?= 60
+soak: deps
+	$(MAKE) module selftests KERNEL=debug
+	SOAK_MINUTES=$(SOAK_MINUTES) scripts/soak
 
 demo: deps
 	$(MAKE) all
