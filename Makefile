@@ -42,7 +42,7 @@ UCFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -fPIC -D_GNU_SOURCE \
 	   -Iuser -Iuapi -fvisibility=default
 B       := build
 
-TESTS    := $(addprefix $(B)/selftests/,ibpd_test ibpd_unload_test ibpd_stress ibpd_fail_nth ibpd_fuzz ibpd_hold ibpd_soak)
+TESTS    := $(addprefix $(B)/selftests/,ibpd_test ibpd_unload_test ibpd_stress ibpd_fail_nth ibpd_fuzz ibpd_hold ibpd_soak ibpd_kcov_fuzz)
 
 PREFIX  ?= /usr/local
 LIBDIR  ?= $(PREFIX)/lib

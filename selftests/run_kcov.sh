@@ -1,0 +1,15 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+#
+# Runs inside the debug VM (CONFIG_KCOV), for scripts/kcov-fuzz: the
+# coverage-guided fuzzer against the blind one, IBPD_KCOV_SECONDS (default
+# 45) each, then on from the kept corpus (IBPD_KCOV_CORPUS, a file of
+# calls, when it exists); kselftest TAP. IBPD_KCOV_CORE gives the text of
+# ib_core and ib_uverbs.
+dir=$(cd "$(dirname "$0")" && pwd)
+build=${IBPD_BUILD:-$dir/../build}
+
+set -- -m compare -t "${IBPD_KCOV_SECONDS:-45}" -C
+[ -n "${IBPD_KCOV_CORPUS:-}" ] && [ -s "$IBPD_KCOV_CORPUS" ] &&
+	set -- "$@" -c "$IBPD_KCOV_CORPUS"
+exec "$build/selftests/ibpd_kcov_fuzz" "$@"
