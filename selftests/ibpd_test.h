@@ -91,12 +91,13 @@ static inline int raw_exec(int fd, struct raw_cmd *c)
 }
 
 /*
- * The debugfs directory of device NAME: named after the device's index,
- * its "name" file tells the current name. Returns 0, or -1 if none.
+ * The entry of directory ROOT (whose name starts with PREFIX) holding a
+ * file FILE that says NAME, into entry: 0, or -1 if none.
  */
-static inline int dbg_dir(char *buf, size_t len, const char *name)
+static inline int find_named(const char *root, const char *prefix,
+			     const char *file, const char *name, char *entry,
+			     size_t len)
 {
-	const char *root = "/sys/kernel/debug/ibpd";
 	char path[512], cur[IB_DEVICE_NAME_MAX + 2];
 	struct dirent *de;
 	int ret = -1;
@@ -107,23 +108,38 @@ static inline int dbg_dir(char *buf, size_t len, const char *name)
 	if (!d)
 		return -1;
 	while (ret && (de = readdir(d))) {
-		if (de->d_name[0] == '.')
+		if (de->d_name[0] == '.' ||
+		    strncmp(de->d_name, prefix, strlen(prefix)))
 			continue;
-		snprintf(path, sizeof(path), "%s/%s/name", root, de->d_name);
+		snprintf(path, sizeof(path), "%s/%.64s/%s", root, de->d_name,
+			 file);
 		f = fopen(path, "r");
 		if (!f)
 			continue;
 		if (fgets(cur, sizeof(cur), f)) {
 			cur[strcspn(cur, "\n")] = 0;
-			if (!strcmp(cur, name)) {
-				ret = snprintf(buf, len, "%s/%.16s", root,
-					       de->d_name) < (int)len ? 0 : -1;
-			}
+			if (!strcmp(cur, name))
+				ret = snprintf(entry, len, "%s", de->d_name) <
+				      (int)len ? 0 : -1;
 		}
 		fclose(f);
 	}
 	closedir(d);
 	return ret;
+}
+
+/*
+ * The debugfs directory of device NAME: named after the device's index,
+ * its "name" file tells the current name. Returns 0, or -1 if none.
+ */
+static inline int dbg_dir(char *buf, size_t len, const char *name)
+{
+	const char *root = "/sys/kernel/debug/ibpd";
+	char ent[64];
+
+	if (find_named(root, "", "name", name, ent, sizeof(ent)))
+		return -1;
+	return snprintf(buf, len, "%s/%s", root, ent) < (int)len ? 0 : -1;
 }
 
 /*
@@ -156,35 +172,13 @@ static inline int raw_write(int fd, uint32_t command, const void *in,
  */
 static inline int open_uverbs(const char *name)
 {
-	const char *root = "/sys/class/infiniband_verbs";
-	char path[300], cur[IB_DEVICE_NAME_MAX + 2];
-	struct dirent *de;
-	int fd = -1;
-	DIR *d;
-	FILE *f;
+	char ent[64], path[96];
 
-	d = opendir(root);
-	if (!d)
+	if (find_named("/sys/class/infiniband_verbs", "uverbs", "ibdev", name,
+		       ent, sizeof(ent)))
 		return -1;
-	while (fd < 0 && (de = readdir(d))) {
-		if (strncmp(de->d_name, "uverbs", 6))
-			continue;
-		snprintf(path, sizeof(path), "%s/%.32s/ibdev", root, de->d_name);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		if (fgets(cur, sizeof(cur), f)) {
-			cur[strcspn(cur, "\n")] = 0;
-			if (!strcmp(cur, name)) {
-				snprintf(path, sizeof(path),
-					 "/dev/infiniband/%.32s", de->d_name);
-				fd = open(path, O_RDWR | O_CLOEXEC);
-			}
-		}
-		fclose(f);
-	}
-	closedir(d);
-	return fd;
+	snprintf(path, sizeof(path), "/dev/infiniband/%s", ent);
+	return open(path, O_RDWR | O_CLOEXEC);
 }
 
 /*
