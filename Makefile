@@ -137,7 +137,8 @@ demo: deps
 	$(MAKE) all
 	scripts/vm-run -- $(B)/ibpd demo
 
-# The upstream patch series (out/upstream), applied and built in-tree.
+# The upstream patch series, kernel (out/upstream/linux) and rdma-core
+# (out/upstream/rdma-core), applied and built in-tree.
 stage-upstream:
 	scripts/stage-upstream --check
 
