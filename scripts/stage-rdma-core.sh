@@ -174,8 +174,9 @@ rdma_core_check_build() {	# rdma_core_check_build SRC
 rdma_core_build() {	# rdma_core_build OUT
 	local out=$1 cache=${IBPD_CACHE:-$HOME/.cache/ibpd} hash dir rc=0 p
 
+	# not the commit ids and dates, which follow this tree's last commit
 	hash=$(cat "$out"/0*.patch | grep -v -e '^From [0-9a-f]* ' -e '^Date: ' |
-		sha256sum | cut -c1-12)
+		sed 's/^To commit [0-9a-f]* /To commit /' | sha256sum | cut -c1-12)
 	dir=$cache/rdma-core/staged-$rdma_core_version-$hash
 	log "rdma-core $rdma_core_version with the series ($dir)"
 	if [ ! -f "$dir/.ready" ]; then
