@@ -62,7 +62,7 @@ endif
 
 include user/provider/provider.mk
 
-.PHONY: all deps module lib selftests check check-quick bench demo stage-upstream clean install \
+.PHONY: all deps module lib selftests check check-quick bench demo stage-upstream upstream-proof clean install \
 	install-lib install-man modules_install modules_install_built FORCE
 
 all: module lib selftests
@@ -141,6 +141,12 @@ demo: deps
 # (out/upstream/rdma-core), applied and built in-tree.
 stage-upstream:
 	scripts/stage-upstream --check
+
+# Both series run: the patched kernel booted (built on first use, then
+# cached), the patched rdma-core's seed contract on ibpd0, rxe0 and siw0;
+# and the same rdma-core on the stock newest kernel.
+upstream-proof:
+	scripts/upstream-proof
 
 clean:
 	rm -rf $(B) out
