@@ -5,7 +5,7 @@
 # a cover letter, in out/upstream/rdma-core/:
 #   - "Update kernel headers", from the staged kernel series;
 #   - patches/rdma-core/*.patch as they are sent (libibverbs' generic
-#     import on the new core methods, rxe and siw adopting it);
+#     import on the core methods, rxe and siw adopting it);
 #   - providers/ibpd: user/provider, man/man3 and the packaging entries.
 #
 # stage_rdma_core KREPO OUT WORK: KREPO is the staged kernel tree (git),
@@ -111,12 +111,12 @@ sharing with its own driver id, RDMA_DRIVER_IBPD.
 
 This is the user-space half:
 - the kernel headers of that series;
-- libibverbs: generic import of PDs and contexts on the new core
-  methods, for providers whose PD and context hold no driver data
+- libibverbs: generic import of PDs, MRs and contexts on the core
+  methods, for providers whose PD, MR and context hold no driver data
   (private ABI bumped to 66);
-- rxe and siw adopt it, so that ibv_import_device() and ibv_import_pd()
-  work on them; on kernels without the new methods both keep failing
-  with EOPNOTSUPP;
+- rxe and siw adopt it, so that ibv_import_device(), ibv_import_pd()
+  and ibv_import_mr() work on them; on kernels without the new methods
+  the context and PD imports keep failing with EOPNOTSUPP;
 - the ibpd provider and its direct-verbs library, libibpd.so.1
   (<infiniband/ibpddv.h>, man pages, packaging).
 
@@ -130,17 +130,23 @@ PY
 # What the series promises: the provider and DV library, the new private
 # ABI with the generic import, rxe and siw using it.
 rdma_core_exports() {	# rdma_core_exports BUILD
-	local lib=$1/lib drv
+	local lib=$1/lib drv sym
+	local import="verbs_import_pd verbs_unimport_pd verbs_import_mr
+		      verbs_unimport_mr _verbs_import_and_alloc_context"
 
 	objdump -T "$lib/libibpd.so.1" | grep -E ' verbs_register_driver_66$' &&
 	[ "$(objdump -T "$lib/libibpd.so.1" | grep -c ' IBPD_2.0 *ibpddv_')" = 4 ] &&
-	objdump -T "$lib/libibverbs.so.1" |
-		grep -E 'IBVERBS_PRIVATE_66 +(ibv_cmd_query_pd|verbs_import_pd)$' &&
 	[ -f "$1/include/infiniband/ibpddv.h" ] || return 1
-	for drv in rxe siw; do
-		objdump -T "$lib/lib$drv-rdmav66.so" |
-			grep -E ' (verbs_import_pd|_verbs_import_and_alloc_context)$' ||
+	objdump -T "$lib/libibverbs.so.1" > "$lib/../ibverbs.syms"
+	for sym in ibv_cmd_query_pd $import; do
+		grep -E "IBVERBS_PRIVATE_66 +$sym\$" "$lib/../ibverbs.syms" ||
 			return 1
+	done
+	for drv in rxe siw; do
+		objdump -T "$lib/lib$drv-rdmav66.so" > "$lib/../$drv.syms"
+		for sym in $import; do
+			grep -E " $sym\$" "$lib/../$drv.syms" || return 1
+		done
 	done
 }
 
@@ -228,7 +234,7 @@ check_rdma_core() {	# check_rdma_core OUT WORK
 	tap_out=$w.log
 	rc=0
 	rdma_core_exports "$dir/src/build" > "$tap_out" 2>&1 || rc=$?
-	ok $rc "libibpd.so.1 (4 DV symbols, provider ABI 66), rxe and siw use libibverbs' generic import"
+	ok $rc "libibpd.so.1 (4 DV symbols, provider ABI 66), rxe and siw use libibverbs' generic import (context, PD, MR)"
 
 	tap_out=$w.check-build.log
 	rc=0
