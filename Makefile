@@ -65,7 +65,8 @@ endif
 
 include user/provider/provider.mk
 
-.PHONY: all deps module lib selftests check check-quick bench soak demo stage-upstream clean install \
+.PHONY: all deps module lib selftests check check-quick bench soak demo stage-upstream \
+	upstream-proof clean install \
 	install-lib install-man modules_install modules_install_built FORCE
 
 all: module lib selftests
@@ -146,9 +147,16 @@ demo: deps
 	$(MAKE) all
 	scripts/vm-run -- $(B)/ibpd demo
 
-# The upstream patch series (out/upstream), applied and built in-tree.
+# The upstream patch series, kernel (out/upstream/linux) and rdma-core
+# (out/upstream/rdma-core), applied and built in-tree.
 stage-upstream:
 	scripts/stage-upstream --check
+
+# Both series run: the patched kernel booted (built on first use, then
+# cached), the patched rdma-core's seed contract on ibpd0, rxe0 and siw0;
+# and the same rdma-core on the stock newest kernel.
+upstream-proof:
+	scripts/upstream-proof
 
 clean:
 	rm -rf $(B) out

@@ -12,7 +12,10 @@
  * import (stock kernels), so every import there must fail with EOPNOTSUPP
  * and the rest of such a case is skipped. selftests/rxe_diff.sh then checks
  * that both devices gave the same results. IBPD_TEST_DEV=NAME runs only
- * the variant of that device.
+ * the variant of that device. siw0, where there is one, is like rxe0.
+ * IBPD_TEST_IMPORT_ALL=1 expects import to work on every device: a kernel
+ * with the core's PD query and context query, and an rdma-core that uses
+ * them (scripts/upstream-proof).
  * "Closing the last fd frees all" is read back with iproute2's
  * "rdma resource show pd", when there is one.
  */
@@ -152,10 +155,15 @@ FIXTURE_VARIANT_ADD(seed, rxe0) {
 	.import = false,
 };
 
+FIXTURE_VARIANT_ADD(seed, siw0) {
+	.dev = "siw0",
+	.import = false,
+};
+
 FIXTURE_SETUP(seed)
 {
 	self->dev = variant->dev;
-	self->import = variant->import;
+	self->import = variant->import || getenv("IBPD_TEST_IMPORT_ALL");
 	self->buf = aligned_alloc(BUF_SIZE, 4 * BUF_SIZE);
 	ASSERT_NE(NULL, self->buf);
 	/* Older harnesses run the test after a SKIP in setup: bail out. */

@@ -35,6 +35,9 @@ static bool ibpd_match_device(struct verbs_sysfs_dev *sysfs_dev)
 {
 	char hca_type[16];
 
+	/* by driver id, in tree */
+	if (sysfs_dev->match)
+		return true;
 	if (sysfs_dev->driver_id != RDMA_DRIVER_UNKNOWN)
 		return false;
 	if (ibv_read_ibdev_sysfs_file(hca_type, sizeof(hca_type), sysfs_dev,
@@ -91,10 +94,12 @@ static int ibpd_cmd_get_context(struct ibpd_context *ctx)
 static struct ibpd_context *ibpd_init_context(struct ibv_device *ibdev,
 					      int cmd_fd)
 {
+	struct verbs_device *vdev = verbs_get_device(ibdev);
 	struct ibpd_context *ctx;
 
+	/* RDMA_DRIVER_IBPD in tree, RDMA_DRIVER_UNKNOWN out of tree */
 	ctx = verbs_init_and_alloc_context(ibdev, cmd_fd, ctx, ibv_ctx,
-					   RDMA_DRIVER_UNKNOWN);
+					   vdev->sysfs->driver_id);
 	if (!ctx)
 		return NULL;
 	verbs_set_ops(&ctx->ibv_ctx, &ibpd_ctx_ops);
