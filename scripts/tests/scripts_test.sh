@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 #
 # Tests of the test tooling itself, kselftest-style TAP: the splat detector
-# on recorded console logs, and vm-run's exit status, working tree sharing
-# and splat detection in a real VM boot.
+# on recorded console logs, the soak's verdict on recorded soak output, and
+# vm-run's exit status, working tree sharing and splat detection in a real
+# VM boot.
 set -u
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -14,11 +15,26 @@ trap 'rm -rf "$tmp" "$top"/scripts/tests/untracked-*' EXIT
 tap_out=$tmp/out
 
 echo "TAP version 13"
-echo "1..11"
+echo "1..17"
 expect_rc 0 "splat-check: clean console log" "$top/scripts/splat-check" "$here/logs/clean.log"
 for s in warning oops kasan lockdep kmemleak; do
 	expect_rc 1 "splat-check: $s is a splat" "$top/scripts/splat-check" "$here/logs/$s.log"
 done
+
+# soak-report RAW OUT VM_STATUS SPLAT_STATUS TARGETS
+soak() { "$top/scripts/soak-report" "$here/logs/$1" "$tmp/soak" "$2" "$3" "$4"; }
+mkdir -p "$tmp/soak"
+expect_rc 0 "soak-report: a clean short run passes" soak soak-pass.log 0 0 0
+[ -s "$tmp/soak/soak.png" ] && python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["ops_total"] == 12345 and d["kmemleak_suspected_leaks"] == 0
+assert len(d["samples"]) == 2 and not d["failed"]' "$tmp/soak/soak.json"
+ok $? "soak-report: soak.json holds the figures and the samples, soak.png is drawn"
+expect_rc 1 "soak-report: objects left fail the run" soak soak-left.log 0 0 0
+expect_rc 1 "soak-report: kmemleak's suspects fail the run" soak soak-leak.log 0 0 0
+expect_rc 1 "soak-report: a splat fails the run" soak soak-pass.log 0 1 0
+expect_rc 1 "soak-report: an hour's targets (1M ops, 1M calls, 100 events) missed" \
+	soak soak-pass.log 0 0 1
 
 expect_rc 0 "vm-run -- true" "$top/scripts/vm-run" --no-ibpd -- true
 expect_rc 1 "vm-run -- false" "$top/scripts/vm-run" --no-ibpd -- false
