@@ -14,9 +14,12 @@
  *                  [-c CORPUS_IN] [-C]
  *
  * compare (the default) runs blind, then guided, each for SECONDS from
- * nothing, and reports the edges each reached over time. -c then goes on
- * guided for SECONDS more from a corpus kept by earlier runs (a file of
- * calls), or, with -m guided, starts from it; -C prints the last corpus as
+ * nothing, and reports the edges each reached over time; the guided
+ * corpus is then replayed alone on a new file, to see that it holds what
+ * guidance found. With -c, whichever of the two reached more goes on for
+ * SECONDS: guided from the corpus kept by earlier runs (a file of calls)
+ * and this run's, or blind. With -m guided, -c is where it starts. -C
+ * prints the last guided corpus as
  * "IBPD-KCOV-CORPUS <hex>" lines (the VM's disk is not the host's: the
  * runner keeps them). The ranges come from IBPD_KCOV_CORE ("START-END,...",
  * hex: the text of ib_core and ib_uverbs, scripts/kcov-fuzz) and from the
@@ -277,6 +280,29 @@ static void fuzz(struct run *r, bool guided, int secs, unsigned int seed)
 		}
 	}
 	close(fd);
+	munmap(f.scratch, FUZZ_SCRATCH);
+}
+
+/* Replays the corpus of g, and nothing else, on a new file. */
+static void replay_corpus(struct run *r, const struct run *g,
+			  unsigned int seed)
+{
+	struct fuzz_ctx f = { .seed = seed };
+	unsigned long i;
+	int fd, err;
+
+	f.scratch = mmap(NULL, FUZZ_SCRATCH, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	if (f.scratch == MAP_FAILED)
+		ksft_exit_fail_msg("mmap: %s\n", strerror(errno));
+	fd = setup_file(&f);
+	for (i = 0; i < g->ncorpus; i++) {
+		traced(&f, fd, &g->corpus[i], r, &err);
+		if (!err)
+			fuzz_close_event_fds();
+	}
+	close(fd);
+	munmap(f.scratch, FUZZ_SCRATCH);
 }
 
 static struct run *run_new(void)
@@ -310,6 +336,8 @@ int main(int argc, char **argv)
 	const char *mode = "compare", *corpus_in = NULL, *core, *ko, *p;
 	unsigned int seed = time(NULL);
 	struct run *blind = NULL, *guided = NULL, *cont = NULL, *last = NULL;
+	struct run *replay = NULL;
+	bool keep_guided = true;
 	unsigned long long s, e;
 	bool dump = false;
 	int secs = 30, opt;
@@ -380,42 +408,62 @@ int main(int argc, char **argv)
 		report("guided", guided);
 		last = guided;
 	}
-	/* compare, then the campaign goes on from the kept corpus */
+	/* the corpus alone, replayed on a new file: what guidance kept */
+	if (guided) {
+		replay = run_new();
+		if (!replay)
+			ksft_exit_fail_msg("out of memory\n");
+		replay_corpus(replay, guided, seed);
+	}
+	/*
+	 * Whichever reached more goes on: guided from the corpus kept by
+	 * earlier runs and this one's, or blind (and the kept corpus stays
+	 * as it was).
+	 */
 	if (blind && guided && corpus_in) {
+		keep_guided = guided->nedges >= blind->nedges;
 		cont = run_new();
 		if (!cont)
 			ksft_exit_fail_msg("out of memory\n");
-		ksft_print_msg("corpus: %d calls from %s\n",
-			       corpus_load(cont, corpus_in), corpus_in);
-		/* and what this run found */
-		for (unsigned long i = 0; i < guided->ncorpus; i++)
-			corpus_add(cont, &guided->corpus[i]);
-		cont->kept = 0;
-		fuzz(cont, true, secs, seed + 1);
-		report("guided from the kept corpus", cont);
-		last = cont;
+		if (keep_guided) {
+			ksft_print_msg("corpus: %d calls from %s\n",
+				       corpus_load(cont, corpus_in), corpus_in);
+			for (unsigned long i = 0; i < guided->ncorpus; i++)
+				corpus_add(cont, &guided->corpus[i]);
+			cont->kept = 0;
+		}
+		fuzz(cont, keep_guided, secs, seed + 1);
+		report(keep_guided ? "guided from the kept corpus" : "blind again",
+		       cont);
+		last = keep_guided ? cont : NULL;
 	}
 	if (dump && last)
 		corpus_print(last);
 	ioctl(kcov_fd, KCOV_DISABLE, 0);
 
-	ksft_set_plan((blind && guided ? 3 : 1) + !!cont);
+	if (blind && guided)
+		ksft_print_msg("kcov: in %d s each, guided reached %lu edges, blind %lu (%+.0f%%): %s goes on\n",
+			       secs, guided->nedges, blind->nedges,
+			       blind->nedges ? 100.0 * guided->nedges /
+					       blind->nedges - 100 : 0,
+			       guided->nedges >= blind->nedges ? "guided" : "blind");
+	ksft_set_plan(!!blind + 2 * !!guided + !!cont);
 	if (blind)
 		ksft_test_result(blind->nedges > 0, "blind: %lu edges\n",
 				 blind->nedges);
-	if (guided)
+	if (guided) {
 		ksft_test_result(guided->nedges > 0 && guided->kept > 0,
 				 "guided: %lu edges, %lu calls kept\n",
 				 guided->nedges, guided->kept);
-	if (blind && guided)
-		ksft_test_result(guided->nedges >= blind->nedges,
-				 "guided reaches at least the edges of blind in the same time (%lu vs %lu: %+.0f%%)\n",
-				 guided->nedges, blind->nedges,
-				 blind->nedges ? 100.0 * guided->nedges /
-						 blind->nedges - 100 : 0);
+		/* each kept call found an edge: replayed, most come back */
+		ksft_test_result(replay->nedges * 4 >= guided->nedges * 3,
+				 "the corpus alone, replayed on a new file, reaches %lu of the %lu edges (3/4 or more)\n",
+				 replay->nedges, guided->nedges);
+	}
 	if (cont)
-		ksft_test_result(cont->nedges > 0,
-				 "guided from the kept corpus: %lu edges, %lu new calls kept\n",
-				 cont->nedges, cont->kept);
+		ksft_test_result(cont->nedges > 0, "%s: %lu edges\n",
+				 keep_guided ? "guided from the kept corpus" :
+					       "blind again",
+				 cont->nedges);
 	ksft_finished();
 }
