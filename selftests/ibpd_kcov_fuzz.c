@@ -194,6 +194,22 @@ static int setup_file(struct fuzz_ctx *f)
 	return fd;
 }
 
+/* A fuzzer's context: its scratch buffer and its file (setup_file). */
+static int fuzz_start(struct fuzz_ctx *f)
+{
+	f->scratch = mmap(NULL, FUZZ_SCRATCH, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	if (f->scratch == MAP_FAILED)
+		ksft_exit_fail_msg("mmap: %s\n", strerror(errno));
+	return setup_file(f);
+}
+
+static void fuzz_end(struct fuzz_ctx *f, int fd)
+{
+	close(fd);
+	munmap(f->scratch, FUZZ_SCRATCH);
+}
+
 static void corpus_add(struct run *r, const struct fuzz_call *c)
 {
 	if (r->ncorpus < MAX_CORPUS)
@@ -245,11 +261,7 @@ static void fuzz(struct run *r, bool guided, int secs, unsigned int seed)
 	double t0 = now(), next = t0;
 	int fd, err;
 
-	f.scratch = mmap(NULL, FUZZ_SCRATCH, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-	if (f.scratch == MAP_FAILED)
-		ksft_exit_fail_msg("mmap: %s\n", strerror(errno));
-	fd = setup_file(&f);
+	fd = fuzz_start(&f);
 	/* replay the seed corpus: its coverage is where guidance starts */
 	for (unsigned long i = 0; guided && i < r->ncorpus; i++)
 		traced(&f, fd, &r->corpus[i], r, &err);
@@ -279,8 +291,7 @@ static void fuzz(struct run *r, bool guided, int secs, unsigned int seed)
 			next += secs / 10.0;
 		}
 	}
-	close(fd);
-	munmap(f.scratch, FUZZ_SCRATCH);
+	fuzz_end(&f, fd);
 }
 
 /* Replays the corpus of g, and nothing else, on a new file. */
@@ -291,18 +302,13 @@ static void replay_corpus(struct run *r, const struct run *g,
 	unsigned long i;
 	int fd, err;
 
-	f.scratch = mmap(NULL, FUZZ_SCRATCH, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-	if (f.scratch == MAP_FAILED)
-		ksft_exit_fail_msg("mmap: %s\n", strerror(errno));
-	fd = setup_file(&f);
+	fd = fuzz_start(&f);
 	for (i = 0; i < g->ncorpus; i++) {
 		traced(&f, fd, &g->corpus[i], r, &err);
 		if (!err)
 			fuzz_close_event_fds();
 	}
-	close(fd);
-	munmap(f.scratch, FUZZ_SCRATCH);
+	fuzz_end(&f, fd);
 }
 
 static struct run *run_new(void)

@@ -639,35 +639,39 @@ static void *lifecycle(void *arg)
 	return NULL;
 }
 
+/* A number from a debugfs file; 0 if it cannot be read. */
+static long long read_num(const char *dir, const char *file)
+{
+	char path[300];
+	long long v = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/kernel/debug/ibpd/%.32s/%s", dir,
+		 file);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%lld", &v) != 1)
+		v = 0;
+	fclose(f);
+	return v;
+}
+
 /* The PDs and MRs of every ibpd device, from debugfs. */
 static void objects(long long *pds, long long *mrs)
 {
-	const char *root = "/sys/kernel/debug/ibpd";
 	struct dirent *de;
-	char path[300];
-	long long v;
 	DIR *d;
-	FILE *f;
 
 	*pds = *mrs = 0;
-	d = opendir(root);
+	d = opendir("/sys/kernel/debug/ibpd");
 	if (!d)
 		return;
 	while ((de = readdir(d))) {
 		if (de->d_name[0] == '.')
 			continue;
-		snprintf(path, sizeof(path), "%s/%.32s/num_pds", root, de->d_name);
-		f = fopen(path, "r");
-		if (f && fscanf(f, "%lld", &v) == 1)
-			*pds += v;
-		if (f)
-			fclose(f);
-		snprintf(path, sizeof(path), "%s/%.32s/num_mrs", root, de->d_name);
-		f = fopen(path, "r");
-		if (f && fscanf(f, "%lld", &v) == 1)
-			*mrs += v;
-		if (f)
-			fclose(f);
+		*pds += read_num(de->d_name, "num_pds");
+		*mrs += read_num(de->d_name, "num_mrs");
 	}
 	closedir(d);
 }
