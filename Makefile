@@ -66,7 +66,7 @@ endif
 include user/provider/provider.mk
 
 .PHONY: all deps module lib selftests check check-quick bench soak demo stage-upstream \
-	upstream-proof clean install \
+	rdma-core-abi upstream-proof clean install \
 	install-lib install-man modules_install modules_install_built FORCE
 
 all: module lib selftests
@@ -152,9 +152,14 @@ demo: deps
 stage-upstream:
 	scripts/stage-upstream --check
 
+# libibpd's ABI file in the rdma-core series (patches/rdma-core/ABI), from
+# the series' build: the first time, and after an intended ABI change.
+rdma-core-abi: deps
+	scripts/stage-upstream --update-abi
+
 # Both series run: the patched kernel booted (built on first use, then
 # cached), the patched rdma-core's seed contract on ibpd0, rxe0 and siw0;
-# and the same rdma-core on the stock newest kernel.
+# and the same rdma-core on the stock kernels (6.1, 6.12, 7).
 upstream-proof:
 	scripts/upstream-proof
 

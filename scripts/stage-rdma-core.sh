@@ -6,7 +6,10 @@
 #   - "Update kernel headers", from the staged kernel series;
 #   - patches/rdma-core/*.patch as they are sent (libibverbs' generic
 #     import on the core methods, rxe and siw adopting it);
-#   - providers/ibpd: user/provider, man/man3 and the packaging entries.
+#   - providers/ibpd: user/provider, man/man3 and the packaging entries;
+#   - ABI/ibpd.dump: libibpd's ABI file for the stable branch of the
+#     release that takes the series, from patches/rdma-core/ABI/ibpd.dump
+#     (rdma-core's master keeps no ABI/ directory, its stable branches do).
 #
 # stage_rdma_core KREPO OUT WORK: KREPO is the staged kernel tree (git),
 # OUT the output directory, WORK a scratch directory.
@@ -14,10 +17,13 @@
 # and build it with warnings as errors (rdma_core_build; TAP lines through
 # tap.sh's ok); the build is cached by the series' hash in
 # $IBPD_CACHE/rdma-core/.
+# rdma_core_update_abi OUT: build the series in OUT and write libibpd's
+# ABI file, patches/rdma-core/ABI/ibpd.dump, from that build.
 # rdma_core_ntests: how many TAP lines check_rdma_core prints.
 
 rdma_core_version=65.0
-rdma_core_ntests=4
+rdma_core_ntests=6
+rdma_core_abi_ref=$top/patches/rdma-core/ABI/ibpd.dump
 
 # The pristine source, as a git repository, in DIR.
 rdma_core_pristine() {	# rdma_core_pristine DIR
@@ -49,7 +55,6 @@ rdma_core_provider() {	# rdma_core_provider RCREPO
 
 stage_rdma_core() {	# stage_rdma_core KREPO OUT WORK
 	local krepo=$1 out=$2 rc=$3/rdma-core f kcommit
-	local -a patches
 
 	rdma_core_pristine "$rc"
 	rg() { git -C "$rc" -c user.name="$name" -c user.email="$email" "$@"; }
@@ -92,8 +97,19 @@ PY
 	rg add -A
 	rg commit -q -s -F "$top/patches/rdma-core/provider.msg"
 
+	# 4. libibpd's ABI file, for the stable branch (make rdma-core-abi
+	# writes it the first time and after an intended change of the ABI)
+	if [ -f "$rdma_core_abi_ref" ]; then
+		mkdir -p "$rc/ABI"
+		cp "$rdma_core_abi_ref" "$rc/ABI/ibpd.dump"
+		rg add -A
+		rg commit -q -s -F "$top/patches/rdma-core/abi.msg"
+	else
+		log "no $rdma_core_abi_ref: the series goes without libibpd's ABI file (make rdma-core-abi)"
+	fi
+
 	mkdir -p "$out"
-	rg format-patch -q --cover-letter -o "$out" HEAD~$(($(ls "$top"/patches/rdma-core/*.patch | wc -l) + 2))
+	rg format-patch -q --cover-letter -o "$out" "$(rg rev-list --max-parents=0 HEAD)"
 	/usr/bin/python3 - "$out"/0000-cover-letter.patch <<'PY'
 import sys
 p = sys.argv[1]
@@ -118,7 +134,10 @@ This is the user-space half:
   and ibv_import_mr() work on them; on kernels without the new methods
   the context and PD imports keep failing with EOPNOTSUPP;
 - the ibpd provider and its direct-verbs library, libibpd.so.1
-  (<infiniband/ibpddv.h>, man pages, packaging).
+  (<infiniband/ibpddv.h>, man pages, packaging);
+- libibpd's ABI file, ABI/ibpd.dump, for the stable branch of the
+  release that takes the provider (master keeps no ABI/ directory:
+  this last patch is for that branch only).
 
 The user-space half waits on the kernel half: it should be merged only
 once the kernel series is in, and "Update kernel headers" then
@@ -152,11 +171,12 @@ rdma_core_exports() {	# rdma_core_exports BUILD
 
 # rdma-core's own build-time tests (buildlib/check-build: the private ABI
 # of every provider, the published and installed headers compiled alone in
-# C and C++), less two that fail for reasons outside the series: the
+# C and C++), less three: two fail for reasons outside the series (the
 # release tarball's PACKAGE_VERSION 65.0 is older than the private ABI 66
-# that the series moves to (upstream master is already 66.0), and the
-# static link test wants an -DENABLE_STATIC=1 build (it fails on a
-# pristine 65.0 here too).
+# that the series moves to, upstream master is already 66.0; the static
+# link test wants an -DENABLE_STATIC=1 build and fails on a pristine 65.0
+# here too), and the ABI test, test_verbs_uapi, which rdma_core_abi runs
+# in the form a stable branch would.
 rdma_core_check_build() {	# rdma_core_check_build SRC
 	(cd "$1/build" && nice -n 19 /usr/bin/python3 - buildlib/check-build \
 		--src .. --cc gcc <<-'PY'
@@ -167,11 +187,107 @@ rdma_core_check_build() {	# rdma_core_check_build SRC
 	exec(compile(src[:src.index("funcs = globals();")], sys.argv[0], "exec"), g)
 	for k, v in list(g.items()):
 	    if k.startswith("test_") and inspect.isfunction(v) and \
-	            k not in ("test_lib_names", "test_static_libs"):
+	            k not in ("test_lib_names", "test_static_libs",
+	                      "test_verbs_uapi"):
 	        print("# check-build:", k, flush=True)
 	        v(g["args"])
 	PY
 	)
+}
+
+# The ABI dump of a shared library as check-build's check_abi() makes it:
+# abi-dumper with the version of the library's file name.
+rdma_core_dump() {	# rdma_core_dump LIB DUMP
+	local ver
+
+	ver=$(basename "$1" | sed -E 's/^lib[^.]+\.so\.//')
+	abi-dumper -lver "$ver" "$1" -o "$2" > "$2.log" 2>&1
+}
+
+# abi-compliance-checker as check_abi() runs it, and what it found.
+rdma_core_acc() {	# rdma_core_acc NAME OLD NEW [SKIP]
+	local rc=0
+
+	(cd "$(dirname "$3")" &&
+	 abi-compliance-checker -l "$1" -old "$2" -new "$3" \
+		${4:+-skip-symbols "$4"}) > "$3.acc" 2>&1 || rc=$?
+	echo "# $1: $(grep -E '^(Binary|Source) compatibility:' "$3.acc" |
+		paste -sd' ')$( [ $rc = 0 ] || echo " (exit $rc; $(dirname "$3")/compat_reports/$1)")"
+	return $rc
+}
+
+# rdma_core_abi SRC PRISTINE WORK: the ABI check of rdma-core's stable
+# branches (check-build's test_verbs_uapi: every shared library dumped with
+# abi-dumper and compared by abi-compliance-checker with ABI/<name>.dump).
+# libibpd against the series' ABI/ibpd.dump; every other library against
+# the pristine release's build (PRISTINE: what a stable branch's ABI files
+# would hold, which the release tarball lacks), less libibverbs' private
+# symbols (IBVERBS_PRIVATE_*: the series moves them on to 66; they bind
+# only rdma-core's own providers, built with it).
+rdma_core_abi() {	# rdma_core_abi SRC PRISTINE WORK
+	local new=$1/build/lib old=$2/lib w=$3 f base name rc=0 n=0
+
+	rm -rf "$w"
+	mkdir -p "$w"
+	for f in "$old"/lib*.so.*.*.*; do
+		[ -L "$f" ] && continue
+		base=$(basename "$f")
+		name=${base#lib}
+		name=${name%%.so.*}
+		if [ ! -f "$new/$base" ]; then
+			echo "# $base: not built with the series"
+			rc=1
+			continue
+		fi
+		objdump -T "$f" | awk 'NF >= 2 && $(NF - 1) ~ /_PRIVATE_/ {
+			print $NF; print $NF "@@" $(NF - 1) }' > "$w/skip-$name"
+		rdma_core_dump "$f" "$w/ref-$name.dump" &&
+			rdma_core_dump "$new/$base" "$w/current-$name.dump" &&
+			rdma_core_acc "$name" "$w/ref-$name.dump" \
+				"$w/current-$name.dump" "$w/skip-$name" || rc=1
+		n=$((n + 1))
+	done
+	echo "# $n libraries of rdma-core $rdma_core_version compared with the pristine build"
+	[ "$n" -ge 10 ] || rc=1
+	f=$(ls "$new"/libibpd.so.*.*.* 2> /dev/null | head -n 1)
+	if [ ! -f "$1/ABI/ibpd.dump" ] || [ -z "$f" ]; then
+		echo "# no libibpd.so or no ABI/ibpd.dump in the series"
+		return 1
+	fi
+	rdma_core_dump "$f" "$w/current-ibpd.dump" &&
+		rdma_core_acc ibpd "$1/ABI/ibpd.dump" "$w/current-ibpd.dump" ||
+		{ echo "# an intended change of libibpd's ABI: make rdma-core-abi"; rc=1; }
+	return $rc
+}
+
+# The check's control: a libibpd that lost ibpddv_query_pd must be found
+# incompatible with ABI/ibpd.dump.
+rdma_core_abi_control() {	# rdma_core_abi_control SRC WORK
+	local w=$2
+
+	grep -q "'ibpddv_query_pd@@IBPD_2.0' => 1" "$w/current-ibpd.dump" ||
+		{ echo "# no ibpddv_query_pd@@IBPD_2.0 in $w/current-ibpd.dump"; return 1; }
+	mkdir -p "$w/control"
+	grep -v "'ibpddv_query_pd@@IBPD_2.0' => 1" "$w/current-ibpd.dump" \
+		> "$w/control/current-ibpd.dump"
+	! rdma_core_acc ibpd "$1/ABI/ibpd.dump" "$w/control/current-ibpd.dump" &&
+		grep -q 'Total binary compatibility problems: [1-9]' \
+			"$w/control/current-ibpd.dump.acc"
+}
+
+# make rdma-core-abi: libibpd's ABI file from the series' build.
+rdma_core_update_abi() {	# rdma_core_update_abi OUT
+	local f
+
+	rdma_core_build "$1"
+	[ "$(cat "$rdma_core_dir/build.rc")" = 0 ] ||
+		{ log "rdma-core does not build: $rdma_core_dir/build.log"; return 1; }
+	f=$(ls "$rdma_core_dir"/src/build/lib/libibpd.so.*.*.* | head -n 1)
+	mkdir -p "$(dirname "$rdma_core_abi_ref")"
+	rdma_core_dump "$f" "$rdma_core_abi_ref" ||
+		{ cat "$rdma_core_abi_ref.log"; return 1; }
+	rm -f "$rdma_core_abi_ref.log"
+	log "wrote $rdma_core_abi_ref from $f; make stage-upstream puts it in the series"
 }
 
 # rdma_core_build OUT: apply the series in OUT to a pristine rdma-core and
@@ -241,4 +357,21 @@ check_rdma_core() {	# check_rdma_core OUT WORK
 	[ "$(cat "$dir/build.rc" 2>/dev/null)" = 0 ] &&
 		rdma_core_check_build "$dir/src" > "$tap_out" 2>&1 || rc=1
 	ok $rc "rdma-core's buildlib/check-build (private ABI, headers alone in C and C++)"
+
+	tap_out=$w.abi.log
+	rc=0
+	if [ "$(cat "$dir/build.rc" 2>/dev/null)" = 0 ]; then
+		rdma_core_abi "$dir/src" "$("$here/rdma-core-fetch" "$rdma_core_version")" \
+			"$w-abi" > "$tap_out" 2>&1 || rc=1
+	else
+		rc=1
+	fi
+	cat "$tap_out"
+	tap_out=
+	ok $rc "ABI: libibpd as ABI/ibpd.dump, every other library as in $rdma_core_version (abi-compliance-checker; libibverbs' private symbols aside)"
+
+	tap_out=$w.abi-control.log
+	rc=0
+	rdma_core_abi_control "$dir/src" "$w-abi" > "$tap_out" 2>&1 || rc=1
+	ok $rc "ABI check's control: a libibpd without ibpddv_query_pd is found incompatible"
 }
