@@ -26,6 +26,7 @@
 #include <infiniband/ibpddv.h>
 
 #include "kselftest_harness.h"
+#include "verbs_test.h"
 
 static const char *test_dev(void)
 {
@@ -39,22 +40,6 @@ static bool test_dv(void)
 	const char *e = getenv("IBPD_TEST_DV");
 
 	return !e || strcmp(e, "0") != 0;
-}
-
-static struct ibv_context *open_dev(const char *name)
-{
-	struct ibv_context *ctx = NULL;
-	struct ibv_device **list;
-	int i, n;
-
-	list = ibv_get_device_list(&n);
-	if (!list)
-		return NULL;
-	for (i = 0; i < n; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
-	return ctx;
 }
 
 /* From here on, any ioctl(2) kills the process. */

@@ -34,6 +34,7 @@
 
 #include "kselftest_harness.h"
 #include "scm_rights.h"
+#include "verbs_test.h"
 
 #define BUF_SIZE 4096
 
@@ -43,40 +44,6 @@ static bool dev_left_out(const char *dev)
 	const char *d = getenv("IBPD_TEST_DEV");
 
 	return d && *d && strcmp(d, dev);
-}
-
-static struct ibv_context *open_dev(const char *name)
-{
-	struct ibv_context *ctx = NULL;
-	struct ibv_device **list;
-	int i, n;
-
-	list = ibv_get_device_list(&n);
-	if (!list)
-		return NULL;
-	for (i = 0; i < n; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
-	return ctx;
-}
-
-/* A second context on the file of CTX, through a dup'ed command fd. */
-static struct ibv_context *dup_ctx(struct ibv_context *ctx)
-{
-	struct ibv_context *c;
-	int fd, err;
-
-	fd = dup(ctx->cmd_fd);
-	if (fd < 0)
-		return NULL;
-	c = ibv_import_device(fd);
-	if (!c) {
-		err = errno;
-		close(fd);
-		errno = err;
-	}
-	return c;
 }
 
 /*
@@ -104,15 +71,6 @@ static int use_shared_pd(int fd, uint32_t pd_handle)
 		return 13;
 	ibv_unimport_pd(pd);
 	return ibv_close_device(ctx) ? 14 : 0;
-}
-
-static int wait_child(pid_t pid)
-{
-	int status;
-
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
-		return -1;
-	return WEXITSTATUS(status);
 }
 
 /* PDs "rdma resource show pd" lists for DEV and this process; -1: no tool. */
