@@ -9,7 +9,8 @@
 # libibverbs: ibv_devinfo and ibv_devices see ibpd0; seed_test (the seed
 # contract, a plain libibverbs program) on ibpd0 and rxe0 and the rxe
 # differential over its results; dv_test (the DV API; on rxe0: EOPNOTSUPP
-# and no ioctl sent); with a built rdma-core, its own tests (run_tests.py:
+# and no ioctl sent); lifecycle_test (contexts on a device renamed, moved
+# to a namespace, left in a deleted namespace, deleted); with a built rdma-core, its own tests (run_tests.py:
 # test_pd, test_mr, test_device, test_shared_pd) on ibpd0 and rxe0 against
 # the expectations in pyverbs.expect. Build first: make provider-all
 # provider-tests.
@@ -100,6 +101,7 @@ for lib in "${libs[@]}"; do
 	IBPD_TEST_DEV=ibpd0 harness "$lib dv_test ibpd0" "$b/dv_test" || status=1
 	IBPD_TEST_DEV=rxe0 IBPD_TEST_DV=0 harness "$lib dv_test rxe0" \
 		"$b/dv_test" || status=1
+	harness "$lib lifecycle_test" "$b/lifecycle_test" || status=1
 	[ -n "$rc" ] || continue
 	for dev in ibpd0 rxe0; do	# rdma-core's own tests, built with it
 		PYTHONPATH=$rc/python /usr/bin/python3 "$here/pyverbs_run.py" \

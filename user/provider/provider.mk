@@ -11,7 +11,7 @@
 #   provider            for the provider ABI of the system's libibverbs
 #   provider-all        for every ABI we test (34, 65)
 #   provider-abiNN      for ABI NN: $(B)/provider/abiNN/
-#   provider-tests      $(B)/provider/{seed_test,dv_test}
+#   provider-tests      $(B)/provider/{seed_test,dv_test,lifecycle_test}
 #   provider-check      the verbs tests in the VM, ibpd0 and rxe0, with the
 #                       system libibverbs, 56.1 and 65.0 (selftests/verbs/run.sh;
 #                       needs the module: make module)
@@ -77,9 +77,11 @@ $(foreach abi,$(provider-abis),$(eval $(call provider-build,$(abi))))
 provider-ksft = $(eval provider-ksft := $$(shell scripts/kernel-dir \
 	$(KERNEL))/source/tools/testing/selftests)$(provider-ksft)
 
-provider-tests: $(B)/provider/seed_test $(B)/provider/dv_test
+provider-tests: $(B)/provider/seed_test $(B)/provider/dv_test \
+		$(B)/provider/lifecycle_test
 
-$(B)/provider/seed_test: selftests/verbs/seed_test.c user/scm_rights.h
+$(B)/provider/seed_test: selftests/verbs/seed_test.c selftests/verbs/verbs_test.h \
+		user/scm_rights.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -std=gnu11 -Wall -D_GNU_SOURCE \
 		-I$(provider-ksft) -Iuser -o $@ $< -libverbs
@@ -91,7 +93,8 @@ $(B)/provider/include/infiniband/ibpddv.h: user/provider/ibpddv.h
 
 # The DV symbols are the same for every ABI: the runner picks the library
 # (LD_LIBRARY_PATH), the test has no rpath.
-$(B)/provider/dv_test: selftests/verbs/dv_test.c \
+$(B)/provider/dv_test $(B)/provider/lifecycle_test: \
+		$(B)/provider/%: selftests/verbs/%.c selftests/verbs/verbs_test.h \
 		$(B)/provider/include/infiniband/ibpddv.h \
 		$(B)/provider/abi$(provider-sys-abi)/libibpd.so.1
 	@mkdir -p $(@D)
