@@ -9,11 +9,18 @@
  * until a run reaches no more allocations. Every failed call must return a
  * clean errno; every teardown must find the device's PD and MR counts back
  * where they were; the kernel checkers (KASAN, kmemleak, lockdep) watch the
- * error paths. Needs CONFIG_FAILSLAB and CONFIG_FAULT_INJECTION_DEBUG_FS:
- * skips without.
+ * error paths. The link sweeps do the same to "rdma link add" and "rdma
+ * link delete" (RDMA_NLDEV_CMD_NEWLINK and _DELLINK, sent over netlink by
+ * the test itself, so that the faults hit the kernel's work for it): the
+ * device either is registered and works or is not there at all, and
+ * nothing of it stays behind. Needs CONFIG_FAILSLAB and
+ * CONFIG_FAULT_INJECTION_DEBUG_FS: skips without; the link sweeps need
+ * dummy0 as the link's netdev.
  */
 
 #include <fcntl.h>
+#include <linux/netlink.h>
+#include <rdma/rdma_netlink.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -93,11 +100,14 @@ static void __fail_nth_enable(struct __test_metadata *_metadata,
 
 #define fail_nth_enable() __fail_nth_enable(_metadata, _nth_state)
 
-/* What an allocation failure may surface as: ours, the VFS's, the core's. */
+/*
+ * What an allocation failure may surface as: ours, the VFS's, the core's,
+ * netlink's.
+ */
 static bool clean_errno(int err)
 {
 	return err == ENOMEM || err == ENFILE || err == EFAULT ||
-	       err == EAGAIN || err == ENODEV;
+	       err == EAGAIN || err == ENODEV || err == ENOBUFS;
 }
 
 /* The result of a call in a test body: 0, or a clean errno. */
@@ -113,13 +123,17 @@ static bool clean_errno(int err)
 /*
  * TEST_FAIL_NTH(fixture, name) { body }: the body is a function of the
  * fixture (struct _test_data_<fixture>, what FIXTURE_DATA() names); it
- * returns 0 when every call succeeded.
+ * returns 0 when every call succeeded. TEST_FAIL_NTH_TIMEOUT: a sweep
+ * that may take longer than the harness's default 30 seconds.
  */
 #define TEST_FAIL_NTH(fixture, name)					\
+	TEST_FAIL_NTH_TIMEOUT(fixture, name, 30)
+
+#define TEST_FAIL_NTH_TIMEOUT(fixture, name, timeout)			\
 	static int test_nth_##name(struct __test_metadata *_metadata,	\
 				   struct _test_data_##fixture *self,	\
 				   struct fail_nth_state *_nth_state);	\
-	TEST_F(fixture, name)						\
+	TEST_F_TIMEOUT(fixture, name, timeout)				\
 	{								\
 		struct fail_nth_state nth_state = {};			\
 		int test_result = 0;					\
@@ -288,6 +302,242 @@ TEST_FAIL_NTH(sweep, close_with_objects)
 	self->o.fd = -1;
 	fail_nth_enable();
 	return nth_check(close(fd) ? errno : 0);
+}
+
+/* RDMA netlink (nldev), as iproute2's rdma speaks it. */
+#define LINK_DEV	"ibpdf0"
+#define LINK_NETDEV	"dummy0"
+
+struct nl_req {
+	struct nlmsghdr nlh;
+	char attrs[256];
+};
+
+static void nl_init(struct nl_req *r, int cmd, int flags)
+{
+	memset(r, 0, sizeof(*r));
+	r->nlh.nlmsg_len = NLMSG_LENGTH(0);
+	r->nlh.nlmsg_type = RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, cmd);
+	r->nlh.nlmsg_flags = NLM_F_REQUEST | flags;
+}
+
+static void nl_put(struct nl_req *r, uint16_t type, const void *data,
+		   size_t len)
+{
+	struct nlattr *a = (void *)((char *)r + NLMSG_ALIGN(r->nlh.nlmsg_len));
+
+	a->nla_type = type;
+	a->nla_len = NLA_HDRLEN + len;
+	memcpy((char *)a + NLA_HDRLEN, data, len);
+	r->nlh.nlmsg_len = NLMSG_ALIGN(r->nlh.nlmsg_len) + NLA_ALIGN(a->nla_len);
+}
+
+static void nl_put_str(struct nl_req *r, uint16_t type, const char *str)
+{
+	nl_put(r, type, str, strlen(str) + 1);
+}
+
+/*
+ * Sends R on a new RDMA netlink socket and reads the answer to its end,
+ * calling EACH on every message of a dump. 0, or the errno of the socket
+ * calls or of the kernel's answer.
+ */
+static int nl_request(struct nl_req *r,
+		      void (*each)(struct nlmsghdr *h, void *arg), void *arg)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	uint32_t buf[4096];
+	struct nlmsghdr *h;
+	bool done = false;
+	int fd, err = 0;
+	ssize_t n, left;
+
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_RDMA);
+	if (fd < 0)
+		return errno;
+	if (sendto(fd, r, r->nlh.nlmsg_len, 0, (struct sockaddr *)&sa,
+		   sizeof(sa)) < 0) {
+		err = errno;
+		goto out;
+	}
+	while (!done) {
+		n = recv(fd, buf, sizeof(buf), 0);
+		if (n < 0) {
+			err = errno;
+			break;
+		}
+		left = n;
+		for (h = (void *)buf; NLMSG_OK(h, left);
+		     h = NLMSG_NEXT(h, left)) {
+			if (h->nlmsg_type == NLMSG_ERROR) {
+				err = -((struct nlmsgerr *)NLMSG_DATA(h))->error;
+				done = true;
+				break;
+			}
+			if (h->nlmsg_type == NLMSG_DONE) {
+				done = true;
+				break;
+			}
+			if (each)
+				each(h, arg);
+		}
+		if (!n)
+			break;
+	}
+out:
+	close(fd);
+	return err;
+}
+
+/* rdma link add NAME type ibpd netdev dummy0 */
+static int link_add(const char *name)
+{
+	struct nl_req r;
+
+	nl_init(&r, RDMA_NLDEV_CMD_NEWLINK, NLM_F_ACK);
+	nl_put_str(&r, RDMA_NLDEV_ATTR_DEV_NAME, name);
+	nl_put_str(&r, RDMA_NLDEV_ATTR_LINK_TYPE, "ibpd");
+	nl_put_str(&r, RDMA_NLDEV_ATTR_NDEV_NAME, LINK_NETDEV);
+	return nl_request(&r, NULL, NULL);
+}
+
+struct dev_lookup {
+	const char *name;
+	int index;
+};
+
+static void dev_lookup_one(struct nlmsghdr *h, void *arg)
+{
+	int len = h->nlmsg_len - NLMSG_HDRLEN, index = -1;
+	struct dev_lookup *l = arg;
+	struct nlattr *a = NLMSG_DATA(h);
+	bool match = false;
+
+	while (len >= NLA_HDRLEN && a->nla_len >= NLA_HDRLEN &&
+	       a->nla_len <= len) {
+		void *data = (char *)a + NLA_HDRLEN;
+
+		if (a->nla_type == RDMA_NLDEV_ATTR_DEV_INDEX)
+			index = *(uint32_t *)data;
+		else if (a->nla_type == RDMA_NLDEV_ATTR_DEV_NAME)
+			match = !strncmp(data, l->name,
+					 a->nla_len - NLA_HDRLEN);
+		len -= NLA_ALIGN(a->nla_len);
+		a = (void *)((char *)a + NLA_ALIGN(a->nla_len));
+	}
+	if (match)
+		l->index = index;
+}
+
+/* The ib_core index of device NAME (rdma dev show), -1 if none. */
+static int link_index(const char *name)
+{
+	struct dev_lookup l = { .name = name, .index = -1 };
+	struct nl_req r;
+
+	nl_init(&r, RDMA_NLDEV_CMD_GET, NLM_F_DUMP);
+	if (nl_request(&r, dev_lookup_one, &l))
+		return -1;
+	return l.index;
+}
+
+/* rdma link delete, by the device's index */
+static int link_del(int index)
+{
+	uint32_t idx = index;
+	struct nl_req r;
+
+	nl_init(&r, RDMA_NLDEV_CMD_DELLINK, NLM_F_ACK);
+	nl_put(&r, RDMA_NLDEV_ATTR_DEV_INDEX, &idx, sizeof(idx));
+	return nl_request(&r, NULL, NULL);
+}
+
+/* The devices that ibpd's debugfs has a directory for. */
+static int dbg_count_devs(void)
+{
+	DIR *d = opendir("/sys/kernel/debug/ibpd");
+	struct dirent *de;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((de = readdir(d)))
+		n += de->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+FIXTURE(link) {
+	int base_devs;
+};
+
+FIXTURE_SETUP(link)
+{
+	int index = link_index(LINK_DEV);
+
+	if (index >= 0)
+		ASSERT_EQ(0, link_del(index));
+	self->base_devs = dbg_count_devs();
+	ASSERT_LE(0, self->base_devs);
+	if (access("/sys/class/net/" LINK_NETDEV, F_OK))
+		SKIP(longjmp(_metadata->env, 1), "no " LINK_NETDEV);
+}
+
+/* Registered and then deleted, or never there: nothing of it stays. */
+FIXTURE_TEARDOWN(link)
+{
+	int index = link_index(LINK_DEV);
+
+	if (index >= 0)
+		ASSERT_EQ(0, link_del(index));
+	ASSERT_EQ(-1, link_index(LINK_DEV));
+	ASSERT_NE(0, access("/sys/class/infiniband/" LINK_DEV, F_OK));
+	ASSERT_EQ(self->base_devs, dbg_count_devs());
+}
+
+/*
+ * A new device, which must then work: a context and a PD. Most of the
+ * faults here hit allocations that registration may do without (uevents,
+ * debugfs): the device is then registered all the same.
+ */
+TEST_FAIL_NTH_TIMEOUT(link, newlink, 900)
+{
+	uint32_t pd;
+	int fd, err;
+
+	fail_nth_enable();
+	err = nth_check(link_add(LINK_DEV));
+	if (err)
+		return err;
+	fd = test_open(LINK_DEV);
+	if (fd < 0)
+		return nth_check(-fd);
+	err = nth_check(test_pd_alloc(fd, &pd, NULL, NULL));
+	close(fd);
+	return err;
+}
+
+/* The deletion of a device with a file, a PD and an MR open on it. */
+TEST_FAIL_NTH_TIMEOUT(link, dellink, 900)
+{
+	struct sweep_objs o = { .fd = -1 };
+	int index, err;
+
+	ASSERT_EQ(0, link_add(LINK_DEV));
+	index = link_index(LINK_DEV);
+	ASSERT_LE(0, index);
+	o.buf = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	ASSERT_NE(MAP_FAILED, o.buf);
+	o.fd = test_open(LINK_DEV);
+	ASSERT_LE(0, o.fd);
+	ASSERT_EQ(0, test_pd_alloc(o.fd, &o.pd, NULL, NULL));
+	ASSERT_EQ(0, test_mr_reg(o.fd, o.pd, o.buf, 4096, 1, &o.mr, NULL));
+	fail_nth_enable();
+	err = nth_check(link_del(index));
+	close(o.fd);
+	munmap(o.buf, 4096);
+	return err;
 }
 
 TEST_HARNESS_MAIN
