@@ -227,6 +227,8 @@ rdma_core_acc() {	# rdma_core_acc NAME OLD NEW [SKIP]
 rdma_core_abi() {	# rdma_core_abi SRC PRISTINE WORK
 	local new=$1/build/lib old=$2/lib w=$3 f base name rc=0 n=0
 
+	[ -n "$2" ] && [ -d "$old" ] ||
+		{ echo "# no pristine rdma-core $rdma_core_version build"; return 1; }
 	rm -rf "$w"
 	mkdir -p "$w"
 	for f in "$old"/lib*.so.*.*.*; do
