@@ -15,7 +15,7 @@ trap 'rm -rf "$tmp" "$top"/scripts/tests/untracked-*' EXIT
 tap_out=$tmp/out
 
 echo "TAP version 13"
-echo "1..17"
+echo "1..19"
 expect_rc 0 "splat-check: clean console log" "$top/scripts/splat-check" "$here/logs/clean.log"
 for s in warning oops kasan lockdep kmemleak; do
 	expect_rc 1 "splat-check: $s is a splat" "$top/scripts/splat-check" "$here/logs/$s.log"
@@ -51,5 +51,14 @@ ok $? "vm-run: the program's output reaches the host"
 # A splat in the console fails the run even though the command succeeded.
 expect_rc 1 "vm-run: kernel splat fails the run" "$top/scripts/vm-run" \
 	--no-ibpd -- sh -c 'echo "WARNING: CPU: 0 PID: 1 at synthetic" > /dev/kmsg'
+
+# A kernel that dies before vm-init runs is booted once more, then the
+# run fails: the kernel panics for want of an init here, twice.
+IBPD_VM_APPEND="rdinit=/nonexistent" expect_rc 125 \
+	"vm-run: a kernel dead before vm-init: booted again, then fails" \
+	"$top/scripts/vm-run" --no-ibpd -- true
+[ "$(grep -c 'booting again' "$tmp/out")" = 1 ] &&
+	grep -q 'vm-run: the VM ended without a job status' "$tmp/out"
+ok $? "vm-run: one second boot, and the failure reported"
 
 tap_totals
