@@ -10,10 +10,10 @@
 # contract, a plain libibverbs program) on ibpd0 and rxe0 and the rxe
 # differential over its results; dv_test (the DV API; on rxe0: EOPNOTSUPP
 # and no ioctl sent); lifecycle_test (contexts on a device renamed, moved
-# to a namespace, left in a deleted namespace, deleted); with a built rdma-core, its own tests (run_tests.py:
-# test_pd, test_mr, test_device, test_shared_pd) on ibpd0 and rxe0 against
-# the expectations in pyverbs.expect. Build first: make provider-all
-# provider-tests.
+# to a namespace, left in a deleted namespace, deleted); with a built
+# rdma-core, its own tests (run_tests.py: test_pd, test_mr, test_device,
+# test_shared_pd) on ibpd0 and rxe0 against the expectations in
+# pyverbs.expect. Build first: make provider-all provider-tests.
 # kselftest TAP, "# Totals:" lines; exit status 0 when everything passed.
 set -uo pipefail
 
