@@ -464,6 +464,14 @@ static int link_del(int index)
 	return nl_request(&r, NULL, NULL);
 }
 
+/* rdma link delete NAME, when there is such a device: 0 or the errno. */
+static int link_remove(const char *name)
+{
+	int index = link_index(name);
+
+	return index < 0 ? 0 : link_del(index);
+}
+
 /* The devices that ibpd's debugfs has a directory for. */
 static int dbg_count_devs(void)
 {
@@ -491,10 +499,7 @@ FIXTURE(link) {
 
 FIXTURE_SETUP(link)
 {
-	int index = link_index(LINK_DEV);
-
-	if (index >= 0)
-		ASSERT_EQ(0, link_del(index));
+	ASSERT_EQ(0, link_remove(LINK_DEV));
 	self->base_devs = dbg_count_devs();
 	ASSERT_LE(0, self->base_devs);
 }
@@ -502,10 +507,7 @@ FIXTURE_SETUP(link)
 /* Registered and then deleted, or never there: nothing of it stays. */
 FIXTURE_TEARDOWN(link)
 {
-	int index = link_index(LINK_DEV);
-
-	if (index >= 0)
-		ASSERT_EQ(0, link_del(index));
+	ASSERT_EQ(0, link_remove(LINK_DEV));
 	ASSERT_EQ(-1, link_index(LINK_DEV));
 	ASSERT_NE(0, access("/sys/class/infiniband/" LINK_DEV, F_OK));
 	ASSERT_EQ(self->base_devs, dbg_count_devs());
