@@ -63,6 +63,8 @@ $(B)/provider/abi$(1)/libibpd.so.1: $(provider-deps)
 	@mkdir -p $$(@D)
 	rc=$$$$(scripts/rdma-core-fetch $(provider-rdma-core-$(1))) && \
 	$$(CC) $$(provider-cflags) -I$$$$rc/include -Iuapi -Iuser/provider \
+		$$$$(grep -qs RDMA_DRIVER_IBPD $$$$rc/include/rdma/ib_user_ioctl_verbs.h && \
+			echo -DIBPD_HAVE_DRIVER_ID) \
 		$$(provider-ldflags) -o $$@.tmp $(provider-srcs) \
 		-L$$$$rc/lib -libverbs
 	objdump -T $$@.tmp | grep -q 'verbs_register_driver_$(1)$$$$' || \
