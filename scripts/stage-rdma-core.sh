@@ -215,8 +215,10 @@ rdma_core_abi_control() {	# rdma_core_abi_control WORK
 }
 
 # rdma_core_build OUT: apply the series in OUT to a pristine rdma-core and
-# build it, once per series (cached by its hash, only the newest kept);
+# build it, once per series (cached by its hash);
 # sets rdma_core_dir (its src/build is the build, IN_PLACE: usable as is).
+# Two stagings of the same series at once would share a directory: one
+# tree at a time.
 rdma_core_build() {	# rdma_core_build OUT
 	local out=$1 cache=${IBPD_CACHE:-$HOME/.cache/ibpd} hash dir rc=0 p
 
@@ -229,8 +231,10 @@ rdma_core_build() {	# rdma_core_build OUT
 	dir=$cache/rdma-core/staged-$rdma_core_version-$hash
 	log "rdma-core $rdma_core_version with the series ($dir)"
 	if [ ! -f "$dir/.ready" ]; then
-		# only the newest series' build is kept
-		rm -rf "$cache/rdma-core/staged-"*
+		# builds of other series unused for a day go (not sooner: another
+		# tree's staging may be using one right now)
+		find "$cache/rdma-core" -maxdepth 2 -path '*/staged-*/.ready' \
+			-mtime +0 -printf '%h\n' | xargs -r rm -rf
 		mkdir -p "$dir"
 		rdma_core_pristine "$dir/src"
 		for p in "$out"/0*.patch; do
