@@ -82,13 +82,14 @@ stage_rdma_core() {	# stage_rdma_core KREPO OUT WORK
 	On kernels without the methods, the context and PD imports on rxe and
 	siw keep failing with EOPNOTSUPP.
 
-	How it was tested: applied to rdma-core $rdma_core_version, built with
-	-DENABLE_WERROR=1 and buildlib/check-build; the ABI of every public
-	library compared with the pristine $rdma_core_version build
-	(abi-compliance-checker). On a kernel with the kernel series, in qemu:
-	run_tests.py on rxe and siw, test_import included, against the stock
-	kernel's results (no regression, the import tests newly passing); on
-	stock kernels the import tests skip with EOPNOTSUPP.
+	How it was tested: applied to rdma-core $rdma_core_version and built with
+	-DENABLE_WERROR=1, with buildlib/check-build, and the ABI of every
+	public library compared with the pristine $rdma_core_version build
+	(abi-compliance-checker). With the kernel series, in qemu: seed tests
+	of ibv_import_device()/ibv_import_pd() on rxe and siw, and
+	run_tests.py on rxe and siw (test_import included) against the
+	results of $rdma_core_version; on kernels without the series the
+	import tests skip with EOPNOTSUPP.
 
 	Kernel side: "RDMA/core: PD and context import for every device"
 	($nfeat patches, for-next), on top of "RDMA/uverbs: Two leaks on
