@@ -17,7 +17,7 @@
 # rdma_core_ntests: how many TAP lines check_rdma_core prints.
 
 rdma_core_version=65.0
-rdma_core_ntests=5
+rdma_core_ntests=6
 
 # The pristine source, as a git repository, in DIR.
 rdma_core_pristine() {	# rdma_core_pristine DIR
