@@ -66,7 +66,7 @@ endif
 include user/provider/provider.mk
 
 .PHONY: all deps module lib selftests check check-quick bench soak demo stage-upstream \
-	rdma-core-abi upstream-proof clean install \
+	upstream-proof clean install \
 	install-lib install-man modules_install modules_install_built FORCE
 
 all: module lib selftests
@@ -147,15 +147,10 @@ demo: deps
 	$(MAKE) all
 	scripts/vm-run -- $(B)/ibpd demo
 
-# The upstream patch series, kernel (out/upstream/linux) and rdma-core
-# (out/upstream/rdma-core), applied and built in-tree.
+# The upstream patch series (out/upstream/{linux-fixes,linux,rdma-core}),
+# signed off with your git identity, applied and built in-tree.
 stage-upstream:
 	scripts/stage-upstream --check
-
-# libibpd's ABI file in the rdma-core series (patches/rdma-core/ABI), from
-# the series' build: the first time, and after an intended ABI change.
-rdma-core-abi: deps
-	scripts/stage-upstream --update-abi
 
 # Both series run: the patched kernel booted (built on first use, then
 # cached), the patched rdma-core's seed contract on ibpd0, rxe0 and siw0;

@@ -128,30 +128,4 @@ void ibpd_compat_unregister_driver(enum rdma_driver_id driver_id);
 #define ib_unregister_driver(id) ibpd_compat_unregister_driver(id)
 #endif
 
-/*
- * The core's ioctl PD allocation, UVERBS_METHOD_PD_ALLOC, is new with the
- * ibpd series; on kernels without it compat.c adds a driver-namespace twin,
- * IBPD_METHOD_PD_ALLOC (uapi/rdma/ibpd_compat_ioctl_cmds.h), to every
- * device's methods as it registers.
- */
-#ifndef IBPD_HAVE_CORE_PD_ALLOC
-#include <rdma/restrack.h>
-
-/*
- * Exported by ib_core but declared only in drivers/infiniband/core/restrack.h,
- * which a module cannot include; compat.c's PD allocation uses them.
- */
-void rdma_restrack_add(struct rdma_restrack_entry *res);
-void rdma_restrack_new(struct rdma_restrack_entry *res,
-		       enum rdma_restrack_type type);
-void rdma_restrack_set_name(struct rdma_restrack_entry *res,
-			    const char *caller);
-
-int ibpd_compat_register_device(struct ib_device *ibdev, const char *name,
-				struct device *dma_device);
-
-#define ib_register_device(ibdev, name, dma) \
-	ibpd_compat_register_device(ibdev, name, dma)
-#endif
-
 #endif /* _IBPD_COMPAT_H */

@@ -2,11 +2,12 @@
 /*
  * Copyright (c) 2026 The ibpd authors.
  *
- * Driver-namespace uverbs methods on UVERBS_OBJECT_PD. PDs are allocated by
- * the core (UVERBS_METHOD_PD_ALLOC, or the write-path ALLOC_PD).
+ * Driver-namespace uverbs methods on UVERBS_OBJECT_PD: the ioctl allocation
+ * of a PD with its number and identity, and its checked import.
  */
 
 #include <rdma/ib_verbs.h>
+#include <rdma/restrack.h>
 #include <rdma/uverbs_ioctl.h>
 #include <rdma/ibpd_user_ioctl_cmds.h>
 
@@ -14,6 +15,75 @@
 
 #define UVERBS_MODULE_NAME ibpd_ib
 #include <rdma/uverbs_named_ioctl.h>
+
+/*
+ * Exported by ib_core, but declared only in drivers/infiniband/core/restrack.h,
+ * which a driver cannot include: the PD allocation below builds the object
+ * the core's ib_uverbs_alloc_pd() builds, restrack entry included.
+ */
+void rdma_restrack_add(struct rdma_restrack_entry *res);
+void rdma_restrack_new(struct rdma_restrack_entry *res,
+		       enum rdma_restrack_type type);
+void rdma_restrack_set_name(struct rdma_restrack_entry *res,
+			    const char *caller);
+
+/*
+ * The same object as the write-path ALLOC_PD, so that
+ * UVERBS_METHOD_PD_DESTROY, MR registration and the close-time cleanup treat
+ * both alike; the PD number and identity come back as attributes.
+ */
+static int UVERBS_HANDLER(IBPD_METHOD_PD_ALLOC)(struct uverbs_attr_bundle *attrs)
+{
+	struct ib_uobject *uobj =
+		uverbs_attr_get_uobject(attrs, IBPD_ATTR_PD_ALLOC_HANDLE);
+	struct ib_device *ibdev = attrs->context->device;
+	struct ib_pd *pd;
+	int ret;
+
+	/* user-created: charged to the caller's memory cgroup */
+	pd = rdma_zalloc_drv_obj_gfp(ibdev, ib_pd, GFP_KERNEL_ACCOUNT);
+	if (!pd)
+		return -ENOMEM;
+
+	pd->device = ibdev;
+	pd->uobject = uobj;
+	atomic_set(&pd->usecnt, 0);
+	rdma_restrack_new(&pd->res, RDMA_RESTRACK_PD);
+	rdma_restrack_set_name(&pd->res, NULL);
+
+	ret = ibdev->ops.alloc_pd(pd, &attrs->driver_udata);
+	if (ret)
+		goto err_free;
+
+	rdma_restrack_add(&pd->res);
+	uobj->object = pd;
+	uverbs_finalize_uobj_create(attrs, IBPD_ATTR_PD_ALLOC_HANDLE);
+
+	ret = uverbs_copy_to(attrs, IBPD_ATTR_PD_ALLOC_RESP_PDN,
+			     &to_ipd(pd)->pdn.id, sizeof(u32));
+	if (ret)
+		return ret;
+	ret = uverbs_copy_to(attrs, IBPD_ATTR_PD_ALLOC_RESP_ID, &to_ipd(pd)->id,
+			     sizeof(u64));
+	return IS_UVERBS_COPY_ERR(ret) ? ret : 0;
+
+err_free:
+	rdma_restrack_put(&pd->res);
+	kfree(pd);
+	return ret;
+}
+
+DECLARE_UVERBS_NAMED_METHOD(IBPD_METHOD_PD_ALLOC,
+			    UVERBS_ATTR_IDR(IBPD_ATTR_PD_ALLOC_HANDLE,
+					    UVERBS_OBJECT_PD,
+					    UVERBS_ACCESS_NEW,
+					    UA_MANDATORY),
+			    UVERBS_ATTR_PTR_OUT(IBPD_ATTR_PD_ALLOC_RESP_PDN,
+						UVERBS_ATTR_TYPE(u32),
+						UA_MANDATORY),
+			    UVERBS_ATTR_PTR_OUT(IBPD_ATTR_PD_ALLOC_RESP_ID,
+						UVERBS_ATTR_TYPE(u64),
+						UA_OPTIONAL));
 
 /*
  * Import looks the handle up with READ access in the caller's file and
@@ -83,6 +153,7 @@ DECLARE_UVERBS_NAMED_METHOD(IBPD_METHOD_PD_IMPORT,
 
 ADD_UVERBS_METHODS(ibpd_ib_pd,
 		   UVERBS_OBJECT_PD,
+		   &UVERBS_METHOD(IBPD_METHOD_PD_ALLOC),
 		   &UVERBS_METHOD(IBPD_METHOD_PD_IMPORT));
 
 const struct uapi_definition ibpd_uapi_defs[] = {

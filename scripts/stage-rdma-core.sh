@@ -3,13 +3,10 @@
 # The user-space half of the upstream series, sourced by stage-upstream:
 # a git format-patch series against Debian's newest rdma-core (65.0) with
 # a cover letter, in out/upstream/rdma-core/:
-#   - "Update kernel headers", from the staged kernel series;
-#   - patches/rdma-core/*.patch as they are sent (libibverbs' generic
-#     import on the core methods, rxe and siw adopting it);
-#   - providers/ibpd: user/provider, man/man3 and the packaging entries;
-#   - ABI/ibpd.dump: libibpd's ABI file for the stable branch of the
-#     release that takes the series, from patches/rdma-core/ABI/ibpd.dump
-#     (rdma-core's master keeps no ABI/ directory, its stable branches do).
+#   - "Update kernel headers", from the staged for-next kernel series;
+#   - patches/rdma-core/*.patch (libibverbs' generic import on the core
+#     methods with one cmd_fd rule, rxe and siw adopting it, the pyverbs
+#     test), signed off by the caller (stage-upstream's apply_series).
 #
 # stage_rdma_core KREPO OUT WORK: KREPO is the staged kernel tree (git),
 # OUT the output directory, WORK a scratch directory.
@@ -17,13 +14,10 @@
 # and build it with warnings as errors (rdma_core_build; TAP lines through
 # tap.sh's ok); the build is cached by the series' hash in
 # $IBPD_CACHE/rdma-core/.
-# rdma_core_update_abi OUT: build the series in OUT and write libibpd's
-# ABI file, patches/rdma-core/ABI/ibpd.dump, from that build.
 # rdma_core_ntests: how many TAP lines check_rdma_core prints.
 
 rdma_core_version=65.0
 rdma_core_ntests=6
-rdma_core_abi_ref=$top/patches/rdma-core/ABI/ibpd.dump
 
 # The pristine source, as a git repository, in DIR.
 rdma_core_pristine() {	# rdma_core_pristine DIR
@@ -40,122 +34,76 @@ rdma_core_pristine() {	# rdma_core_pristine DIR
 	rmdir "$1.unpack"
 }
 
-# providers/ibpd from user/provider: the in-tree form of what is built
-# out of tree against Debian's rdma-core trees.
-rdma_core_provider() {	# rdma_core_provider RCREPO
-	local p=$1/providers/ibpd
-
-	mkdir -p "$p/man"
-	for f in ibpd.c verbs.c dv.c ibpd.h ibpddv.h libibpd.map; do
-		cp "$top/user/provider/$f" "$p/$f"
-	done
-	cp "$top"/man/man3/ibpddv_*.3 "$p/man/"
-	/usr/bin/python3 "$here/stage-rdma-core.py" "$1" "$name" "$email"
-}
-
 stage_rdma_core() {	# stage_rdma_core KREPO OUT WORK
-	local krepo=$1 out=$2 rc=$3/rdma-core f kcommit
+	local krepo=$1 out=$2 rc=$3/rdma-core base kcommit
 
 	rdma_core_pristine "$rc"
 	rg() { git -C "$rc" -c user.name="$name" -c user.email="$email" "$@"; }
 	rg init -q
 	rg add -A
 	rg commit -q -m "base: rdma-core $rdma_core_version as packaged"
+	base=$(rg rev-parse HEAD)
 
-	# 1. the kernel headers the kernel series changes or adds
-	for f in ib_user_ioctl_cmds.h ib_user_ioctl_verbs.h ibpd-abi.h \
-		 ibpd_user_ioctl_cmds.h; do
-		cp "$krepo/include/uapi/rdma/$f" "$rc/kernel-headers/rdma/$f"
-	done
-	/usr/bin/python3 - "$rc/kernel-headers/CMakeLists.txt" <<'PY'
-import sys
-p = sys.argv[1]
-s = open(p).read()
-old = "  rdma/ib_user_verbs.h\n  rdma/ionic-abi.h\n"
-assert s.count(old) == 2, "kernel-headers/CMakeLists.txt changed"
-# published (the provider's driver response comes through UHW_OUT, so no
-# kernel-abi wrapper of ibpd-abi.h is needed)
-s = s.replace(old, "  rdma/ib_user_verbs.h\n  rdma/ibpd-abi.h\n"
-              "  rdma/ibpd_user_ioctl_cmds.h\n  rdma/ionic-abi.h\n", 1)
-open(p, "w").write(s)
-PY
-	kcommit=$(git -C "$krepo" log -1 --format='%h ("%s")' \
-		-- include/uapi/rdma/ibpd_user_ioctl_cmds.h)
+	# 1. the kernel headers the for-next series changes
+	cp "$krepo/include/uapi/rdma/ib_user_ioctl_cmds.h" \
+		"$rc/kernel-headers/rdma/ib_user_ioctl_cmds.h"
+	kcommit=$(git -C "$krepo" log -1 --abbrev=12 --format='%h ("%s")' \
+		-- include/uapi/rdma/ib_user_ioctl_cmds.h)
 	rg add -A
-	rg commit -q -s -m "Update kernel headers" -m "$(fmt -w 72 <<-EOF
-	To commit $kcommit of the kernel series this one depends on, which adds UVERBS_METHOD_PD_ALLOC, UVERBS_METHOD_PD_QUERY, RDMA_DRIVER_IBPD and the ibpd uapi.
-	EOF
-	)"
+	rg commit -q -s -m "Update kernel headers" -m "To commit: $kcommit."
 
-	# 2. libibverbs and the providers that adopt its generic import
-	for f in "$top"/patches/rdma-core/*.patch; do
-		rg am -q "$f" || { log "$(basename "$f") does not apply"; return 1; }
-	done
-
-	# 3. the ibpd provider and DV library
-	rdma_core_provider "$rc"
-	rg add -A
-	rg commit -q -s -F "$top/patches/rdma-core/provider.msg"
-
-	# 4. libibpd's ABI file, for the stable branch (make rdma-core-abi
-	# writes it the first time and after an intended change of the ABI)
-	if [ -f "$rdma_core_abi_ref" ]; then
-		mkdir -p "$rc/ABI"
-		cp "$rdma_core_abi_ref" "$rc/ABI/ibpd.dump"
-		rg add -A
-		rg commit -q -s -F "$top/patches/rdma-core/abi.msg"
-	else
-		log "no $rdma_core_abi_ref: the series goes without libibpd's ABI file (make rdma-core-abi)"
-	fi
+	# 2. libibverbs, rxe and siw, the test
+	apply_series "$rc" $rc_patches
 
 	mkdir -p "$out"
-	rg format-patch -q --cover-letter -o "$out" "$(rg rev-list --max-parents=0 HEAD)"
-	/usr/bin/python3 - "$out"/0000-cover-letter.patch <<'PY'
-import sys
-p = sys.argv[1]
-s = open(p).read()
-s = s.replace("*** SUBJECT HERE ***",
-              "PD and context import for every device, and the ibpd provider")
-s = s.replace("*** BLURB HERE ***", """\
-ibv_import_pd(3) and ibv_import_device(3) work today only on mlx5,
-through its own kernel methods. The kernel series this one depends on
-adds to ib_core a PD query method (UVERBS_METHOD_PD_QUERY), lets
-UVERBS_METHOD_QUERY_CONTEXT answer its core attributes when the driver
-has no query_ucontext(), adds the ioctl PD allocation
-(UVERBS_METHOD_PD_ALLOC), and adds ibpd, a software device for PD
-sharing with its own driver id, RDMA_DRIVER_IBPD.
+	rg format-patch -q --cover-letter --subject-prefix="PATCH rdma-core" \
+		-o "$out" "$base..HEAD"
+	cover_letter "$out" "Generic import of contexts, PDs and MRs" <<-EOF
+	ibv_import_device(3), ibv_import_pd(3) and ibv_import_mr(3) work today
+	only on mlx5, through its own kernel methods. The kernel series
+	"RDMA/core: PD and context import for every device" adds a core
+	UVERBS_METHOD_PD_QUERY and lets UVERBS_METHOD_QUERY_CONTEXT answer for
+	drivers without query_ucontext(), so that a provider whose context, PD
+	and MR carry no driver data can import them with the core's methods
+	alone. This is the user-space half:
 
-This is the user-space half:
-- the kernel headers of that series;
-- libibverbs: generic import of PDs, MRs and contexts on the core
-  methods, for providers whose PD, MR and context hold no driver data
-  (private ABI bumped to 66);
-- rxe and siw adopt it, so that ibv_import_device(), ibv_import_pd()
-  and ibv_import_mr() work on them; on kernels without the new methods
-  the context and PD imports keep failing with EOPNOTSUPP;
-- the ibpd provider and its direct-verbs library, libibpd.so.1
-  (<infiniband/ibpddv.h>, man pages, packaging);
-- libibpd's ABI file, ABI/ibpd.dump, for the stable branch of the
-  release that takes the provider (master keeps no ABI/ directory:
-  this last patch is for that branch only).
+	- the kernel headers of that series (to be refreshed to the merged
+	  commit once the kernel side is in);
+	- libibverbs: generic import helpers for such providers (private ABI
+	  66), one rule for cmd_fd when ibv_import_device() fails (it stays
+	  the caller's; documented in ibv_import_device(3)), and the man pages
+	  of ibv_import_device/ibv_import_pd saying which devices support the
+	  import and with which errors;
+	- rxe and siw adopting the helpers;
+	- tests/test_import.py: a context, a PD and an MR imported through a
+	  dup() of the command FD, a bad handle refused with ENOENT; skipped
+	  with EOPNOTSUPP where the kernel lacks the methods.
 
-The user-space half waits on the kernel half: it should be merged only
-once the kernel series is in, and "Update kernel headers" then
-refreshed to the merged commit.""")
-open(p, "w").write(s)
-PY
+	On kernels without the methods, the context and PD imports on rxe and
+	siw keep failing with EOPNOTSUPP.
+
+	How it was tested: applied to rdma-core $rdma_core_version and built with
+	-DENABLE_WERROR=1, with buildlib/check-build, and the ABI of every
+	public library compared with the pristine $rdma_core_version build
+	(abi-compliance-checker). With the kernel series, in qemu: seed tests
+	of ibv_import_device()/ibv_import_pd() on rxe and siw, and
+	run_tests.py on rxe and siw (test_import included) against the
+	results of $rdma_core_version; on kernels without the series the
+	import tests skip with EOPNOTSUPP.
+
+	Kernel side: "RDMA/core: PD and context import for every device"
+	($nfeat patches, for-next), on top of "RDMA/uverbs: Two leaks on
+	error paths" ($nfix patches, -rc).
+	EOF
 }
 
-# What the series promises: the provider and DV library, the new private
-# ABI with the generic import, rxe and siw using it.
+# What the series promises: the new private ABI with the generic import,
+# rxe and siw using it.
 rdma_core_exports() {	# rdma_core_exports BUILD
 	local lib=$1/lib drv sym
 	local import="verbs_import_pd verbs_unimport_pd verbs_import_mr
 		      verbs_unimport_mr _verbs_import_and_alloc_context"
 
-	objdump -T "$lib/libibpd.so.1" | grep -E ' verbs_register_driver_66$' &&
-	[ "$(objdump -T "$lib/libibpd.so.1" | grep -c ' IBPD_2.0 *ibpddv_')" = 4 ] &&
-	[ -f "$1/include/infiniband/ibpddv.h" ] || return 1
 	objdump -T "$lib/libibverbs.so.1" > "$lib/../ibverbs.syms"
 	for sym in ibv_cmd_query_pd $import; do
 		grep -E "IBVERBS_PRIVATE_66 +$sym\$" "$lib/../ibverbs.syms" ||
@@ -219,8 +167,7 @@ rdma_core_acc() {	# rdma_core_acc NAME OLD NEW [SKIP]
 # rdma_core_abi SRC PRISTINE WORK: the ABI check of rdma-core's stable
 # branches (check-build's test_verbs_uapi: every shared library dumped with
 # abi-dumper and compared by abi-compliance-checker with ABI/<name>.dump).
-# libibpd against the series' ABI/ibpd.dump; every other library against
-# the pristine release's build (PRISTINE: what a stable branch's ABI files
+# Every library against the pristine release's build (PRISTINE: what a stable branch's ABI files
 # would hold, which the release tarball lacks), less libibverbs' private
 # symbols (IBVERBS_PRIVATE_*: the series moves them on to 66; they bind
 # only rdma-core's own providers, built with it).
@@ -251,61 +198,44 @@ rdma_core_abi() {	# rdma_core_abi SRC PRISTINE WORK
 	done
 	echo "# $n libraries of rdma-core $rdma_core_version compared with the pristine build"
 	[ "$n" -ge 10 ] || rc=1
-	f=$(ls "$new"/libibpd.so.*.*.* 2> /dev/null | head -n 1)
-	if [ ! -f "$1/ABI/ibpd.dump" ] || [ -z "$f" ]; then
-		echo "# no libibpd.so or no ABI/ibpd.dump in the series"
-		return 1
-	fi
-	rdma_core_dump "$f" "$w/current-ibpd.dump" &&
-		rdma_core_acc ibpd "$1/ABI/ibpd.dump" "$w/current-ibpd.dump" ||
-		{ echo "# an intended change of libibpd's ABI: make rdma-core-abi"; rc=1; }
 	return $rc
 }
 
-# The check's control: a libibpd that lost ibpddv_query_pd must be found
-# incompatible with ABI/ibpd.dump.
-rdma_core_abi_control() {	# rdma_core_abi_control SRC WORK
-	local w=$2
+# The check's control: a libibverbs that lost ibv_import_pd must be found
+# incompatible with the pristine one.
+rdma_core_abi_control() {	# rdma_core_abi_control WORK
+	local w=$1 sym
 
-	grep -q "'ibpddv_query_pd@@IBPD_2.0' => 1" "$w/current-ibpd.dump" ||
-		{ echo "# no ibpddv_query_pd@@IBPD_2.0 in $w/current-ibpd.dump"; return 1; }
+	sym=$(grep -o "'ibv_import_pd@@IBVERBS_[0-9.]*' => 1" "$w/current-ibverbs.dump") ||
+		{ echo "# no ibv_import_pd in $w/current-ibverbs.dump"; return 1; }
 	mkdir -p "$w/control"
-	grep -v "'ibpddv_query_pd@@IBPD_2.0' => 1" "$w/current-ibpd.dump" \
-		> "$w/control/current-ibpd.dump"
-	! rdma_core_acc ibpd "$1/ABI/ibpd.dump" "$w/control/current-ibpd.dump" &&
+	grep -v -F "$sym" "$w/current-ibverbs.dump" > "$w/control/current-ibverbs.dump"
+	! rdma_core_acc ibverbs "$w/ref-ibverbs.dump" "$w/control/current-ibverbs.dump" &&
 		grep -q 'Total binary compatibility problems: [1-9]' \
-			"$w/control/current-ibpd.dump.acc"
-}
-
-# make rdma-core-abi: libibpd's ABI file from the series' build.
-rdma_core_update_abi() {	# rdma_core_update_abi OUT
-	local f
-
-	rdma_core_build "$1"
-	[ "$(cat "$rdma_core_dir/build.rc")" = 0 ] ||
-		{ log "rdma-core does not build: $rdma_core_dir/build.log"; return 1; }
-	f=$(ls "$rdma_core_dir"/src/build/lib/libibpd.so.*.*.* | head -n 1)
-	mkdir -p "$(dirname "$rdma_core_abi_ref")"
-	rdma_core_dump "$f" "$rdma_core_abi_ref" ||
-		{ cat "$rdma_core_abi_ref.log"; return 1; }
-	rm -f "$rdma_core_abi_ref.log"
-	log "wrote $rdma_core_abi_ref from $f; make stage-upstream puts it in the series"
+			"$w/control/current-ibverbs.dump.acc"
 }
 
 # rdma_core_build OUT: apply the series in OUT to a pristine rdma-core and
-# build it, once per series (cached by its hash, only the newest kept);
+# build it, once per series (cached by its hash);
 # sets rdma_core_dir (its src/build is the build, IN_PLACE: usable as is).
+# Two stagings of the same series at once would share a directory: one
+# tree at a time.
 rdma_core_build() {	# rdma_core_build OUT
 	local out=$1 cache=${IBPD_CACHE:-$HOME/.cache/ibpd} hash dir rc=0 p
 
-	# not the commit ids and dates, which follow this tree's last commit
-	hash=$(cat "$out"/0*.patch | grep -v -e '^From [0-9a-f]* ' -e '^Date: ' |
-		sed 's/^To commit [0-9a-f]* /To commit /' | sha256sum | cut -c1-12)
+	# the diffs only: not the identity of whoever staged them, nor the
+	# commit ids and dates, which follow this tree's last commit
+	hash=$(for p in "$out"/0*.patch; do
+		[ "$(basename "$p")" = 0000-cover-letter.patch ] ||
+			sed -n '/^diff --git/,$p' "$p"
+	done | sha256sum | cut -c1-12)
 	dir=$cache/rdma-core/staged-$rdma_core_version-$hash
 	log "rdma-core $rdma_core_version with the series ($dir)"
 	if [ ! -f "$dir/.ready" ]; then
-		# only the newest series' build is kept
-		rm -rf "$cache/rdma-core/staged-"*
+		# builds of other series unused for a day go (not sooner: another
+		# tree's staging may be using one right now)
+		find "$cache/rdma-core" -maxdepth 2 -path '*/staged-*/.ready' \
+			-mtime +0 -printf '%h\n' | xargs -r rm -rf
 		mkdir -p "$dir"
 		rdma_core_pristine "$dir/src"
 		for p in "$out"/0*.patch; do
@@ -352,7 +282,7 @@ check_rdma_core() {	# check_rdma_core OUT WORK
 	tap_out=$w.log
 	rc=0
 	rdma_core_exports "$dir/src/build" > "$tap_out" 2>&1 || rc=$?
-	ok $rc "libibpd.so.1 (4 DV symbols, provider ABI 66), rxe and siw use libibverbs' generic import (context, PD, MR)"
+	ok $rc "provider ABI 66 with the generic import (context, PD, MR), which rxe and siw use"
 
 	tap_out=$w.check-build.log
 	rc=0
@@ -370,10 +300,10 @@ check_rdma_core() {	# check_rdma_core OUT WORK
 	fi
 	cat "$tap_out"
 	tap_out=
-	ok $rc "ABI: libibpd as ABI/ibpd.dump, every other library as in $rdma_core_version (abi-compliance-checker; libibverbs' private symbols aside)"
+	ok $rc "ABI: every library as in $rdma_core_version (abi-compliance-checker; libibverbs' private symbols aside)"
 
 	tap_out=$w.abi-control.log
 	rc=0
-	rdma_core_abi_control "$dir/src" "$w-abi" > "$tap_out" 2>&1 || rc=1
-	ok $rc "ABI check's control: a libibpd without ibpddv_query_pd is found incompatible"
+	rdma_core_abi_control "$w-abi" > "$tap_out" 2>&1 || rc=1
+	ok $rc "ABI check's control: a libibverbs without ibv_import_pd is found incompatible"
 }

@@ -18,7 +18,6 @@
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <rdma/ibpd_compat_ioctl_cmds.h>
 
 #include "kselftest_harness.h"
 #include "ibpd_test.h"

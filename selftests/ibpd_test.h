@@ -250,22 +250,19 @@ static inline int test_query_context(int fd)
 }
 
 /*
- * The ioctl PD allocation: the core's UVERBS_METHOD_PD_ALLOC (new with
- * the ibpd series), the pdn and identity in the driver response. On
- * kernels without it (EPROTONOSUPPORT), the out-of-tree module's twin in
- * the driver namespace, IBPD_METHOD_PD_ALLOC, whose ids these are
- * (uapi/rdma/ibpd_compat_ioctl_cmds.h out of tree).
+ * The ioctl PD allocation: ibpd's own method in the driver namespace,
+ * IBPD_METHOD_PD_ALLOC, whose ids these are (uapi/rdma/ibpd_user_ioctl_cmds.h).
+ * TEST_METHOD_PD_ALLOC is the core's next PD method id, for the fuzzer:
+ * ib_core has no ioctl PD allocation (UVERBS_METHOD_PD_QUERY, where the
+ * kernel has it).
  */
 enum {
 	TEST_METHOD_PD_ALLOC = UVERBS_METHOD_PD_DESTROY + 1,
-	TEST_ATTR_ALLOC_PD_HANDLE = 0,
 	TEST_COMPAT_METHOD_PD_ALLOC = 1U << UVERBS_ID_NS_SHIFT,
 	TEST_COMPAT_ATTR_HANDLE = 1U << UVERBS_ID_NS_SHIFT,
 	TEST_COMPAT_ATTR_RESP_PDN,
 	TEST_COMPAT_ATTR_RESP_ID,
 };
-
-static bool test_pd_alloc_compat;
 
 /* pdn and id may be NULL. */
 static inline int test_pd_alloc(int fd, uint32_t *handle, uint32_t *pdn,
@@ -273,24 +270,15 @@ static inline int test_pd_alloc(int fd, uint32_t *handle, uint32_t *pdn,
 {
 	struct ibpd_alloc_pd_resp drv = {};
 	struct raw_cmd c;
-	int err = EPROTONOSUPPORT;
+	int err;
 
-	if (!test_pd_alloc_compat) {
-		raw_init(&c, UVERBS_OBJECT_PD, TEST_METHOD_PD_ALLOC);
-		raw_attr(&c, TEST_ATTR_ALLOC_PD_HANDLE, 0, 0);
-		raw_attr(&c, UVERBS_ATTR_UHW_OUT, sizeof(drv), (uintptr_t)&drv);
-		err = raw_exec(fd, &c);
-		test_pd_alloc_compat = err == EPROTONOSUPPORT;
-	}
-	if (test_pd_alloc_compat) {
-		raw_init(&c, UVERBS_OBJECT_PD, TEST_COMPAT_METHOD_PD_ALLOC);
-		raw_attr(&c, TEST_COMPAT_ATTR_HANDLE, 0, 0);
-		raw_attr(&c, TEST_COMPAT_ATTR_RESP_PDN, sizeof(drv.pdn),
-			 (uintptr_t)&drv.pdn);
-		raw_attr(&c, TEST_COMPAT_ATTR_RESP_ID, sizeof(drv.id),
-			 (uintptr_t)&drv.id);
-		err = raw_exec(fd, &c);
-	}
+	raw_init(&c, UVERBS_OBJECT_PD, TEST_COMPAT_METHOD_PD_ALLOC);
+	raw_attr(&c, TEST_COMPAT_ATTR_HANDLE, 0, 0);
+	raw_attr(&c, TEST_COMPAT_ATTR_RESP_PDN, sizeof(drv.pdn),
+		 (uintptr_t)&drv.pdn);
+	raw_attr(&c, TEST_COMPAT_ATTR_RESP_ID, sizeof(drv.id),
+		 (uintptr_t)&drv.id);
+	err = raw_exec(fd, &c);
 	if (!err) {
 		*handle = c.attrs[0].data;
 		if (pdn)

@@ -3,9 +3,13 @@
  * Copyright (c) 2026 The ibpd authors.
  *
  * The rdma-core provider of the ibpd software RDMA device: matching, device
- * and context lifecycle, device and port queries. ibpd has no driver id of
- * its own (RDMA_DRIVER_UNKNOWN), so a device is ours only when its sysfs
- * "hca_type" says "ibpd": never by name, which "rdma dev set" may change.
+ * and context lifecycle, device and port queries. A device is ours by its
+ * driver id, RDMA_DRIVER_IBPD, where the kernel has ibpd in tree and the
+ * headers we are built against name it (IBPD_HAVE_DRIVER_ID, probed by the
+ * build); the out-of-tree module has no driver id of its own
+ * (RDMA_DRIVER_UNKNOWN) and says "ibpd" in its sysfs "hca_type" instead.
+ * Never by name, which "rdma dev set" may change. The verbs are the same
+ * on both: ibpd's own methods, which it has in and out of tree.
  */
 
 #include <config.h>
@@ -23,11 +27,11 @@
 
 static const struct verbs_context_ops ibpd_ctx_ops;
 
-/*
- * Nothing to match by table, but libibverbs walks every provider's table
- * for a device with a driver id (rxe0 ...) and does not check for NULL.
- */
+/* libibverbs walks every provider's table and does not check for NULL. */
 static const struct verbs_match_ent ibpd_match_table[] = {
+#ifdef IBPD_HAVE_DRIVER_ID
+	VERBS_DRIVER_ID(RDMA_DRIVER_IBPD),
+#endif
 	{},
 };
 
@@ -38,6 +42,7 @@ static bool ibpd_match_device(struct verbs_sysfs_dev *sysfs_dev)
 	/* by driver id, in tree */
 	if (sysfs_dev->match)
 		return true;
+	/* every other driver id is another provider's */
 	if (sysfs_dev->driver_id != RDMA_DRIVER_UNKNOWN)
 		return false;
 	if (ibv_read_ibdev_sysfs_file(hca_type, sizeof(hca_type), sysfs_dev,

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 
 #include <infiniband/driver.h>
-#include <rdma/ibpd_compat_ioctl_cmds.h>
+#include <rdma/ibpd_user_ioctl_cmds.h>
 
 #include "ibpd.h"
 
