@@ -33,13 +33,16 @@ hold() {
 }
 
 echo "TAP version 13"
-echo "1..18"
+echo "1..21"
 
 expect_rc 0 "--help" "$ibpd" --help
 grep -q '^usage: ibpd' "$tmp/out"; ok $? "--help prints the usage"
 expect_rc 2 "no command: usage error" "$ibpd"
 expect_rc 2 "unknown command: usage error" "$ibpd" frobnicate
 expect_rc 2 "invalid --pid: usage error" "$ibpd" pds --pid 12x
+"$ibpd" --pid 0 pds > "$tmp/out" 2>&1
+[ $? = 2 ] && grep -q "^ibpd: invalid pid '0'$" "$tmp/out"
+ok $? "--pid 0: usage error, and says so"
 expect_rc 2 "demo has no --json: usage error" "$ibpd" --json demo
 
 "$ibpd" devices > "$tmp/out" 2>&1 &&
@@ -110,11 +113,58 @@ assert f["device"] == "rxe0" and f["ibpd"] is False and f["pds"] is None, f
 PY
 ok $? "pds on rxe0: the file shown, no DV call made, PDs null"
 
+# pds --pid --fd on an fd that turns from an rxe0 file into a socket and
+# back: the tool reads the file it got (pidfd_getfd), never the fd again.
+python3 - "$tmp/flip" <<'PY' &
+import os, socket, sys
+uv = [f for f in os.listdir("/sys/class/infiniband_verbs") if f.startswith("uverbs")
+      and open(f"/sys/class/infiniband_verbs/{f}/ibdev").read().strip() == "rxe0"]
+rxe = os.open(f"/dev/infiniband/{uv[0]}", os.O_RDWR)
+sock = socket.socket()
+fd = os.dup(rxe)
+with open(sys.argv[1], "w") as f:
+    f.write(f"{fd}\n")
+while True:
+    os.dup2(sock.fileno(), fd)
+    os.dup2(rxe, fd)
+PY
+flip_pid=$!
+for _ in $(seq 100); do [ -s "$tmp/flip" ] && break; sleep 0.1; done
+flip_fd=$(cat "$tmp/flip")
+: > "$tmp/out"
+for _ in $(seq 200); do
+	"$ibpd" pds --pid "$flip_pid" --fd "$flip_fd" >> "$tmp/out" 2>&1
+	rc=$?
+	[ "$rc" -lt 128 ] || echo "killed: exit $rc" >> "$tmp/out"
+done
+kill "$flip_pid"
+wait "$flip_pid" 2> /dev/null
+echo "rxe0 $(grep -c ': rxe0$' "$tmp/out"), not uverbs $(grep -c 'not a uverbs file' "$tmp/out") of 200" >> "$tmp/out"
+! grep -q '^killed' "$tmp/out" && grep -q ': rxe0$' "$tmp/out"
+ok $? "pds --pid --fd racing an fd that flips between rxe0 and a socket: 200 runs, no crash"
+
 "$ibpd" demo > "$tmp/out" 2>&1 &&
 	grep -q 'ibv_dealloc_pd -> 16 (Device or resource busy)' "$tmp/out" &&
 	grep -q 'ibpddv_import_pd(handle [0-9]*, id [1-9]' "$tmp/out" &&
 	grep -q 'demo complete' "$tmp/out"
 ok $? "demo: the whole story, exit 0"
+
+# A device name is any string: the demo runs rdma without a shell, with
+# no fixed buffer (50 characters, shell syntax in it).
+# shellcheck disable=SC2016 # the name is literal
+odd='x$(echo${IFS}INJECTED>&2)-a-device-name-over-forty'
+if rdma dev set ibpd0 name "$odd"; then
+	"$ibpd" --device "$odd" demo > "$tmp/out" 2>&1
+	rc=$?
+	rdma dev set "$odd" name ibpd0
+	[ $rc = 0 ] && ! grep -qx INJECTED "$tmp/out" &&
+		grep -qxF "  \$ rdma resource show pd dev $odd" "$tmp/out" &&
+		grep -qF "  dev $odd pdn " "$tmp/out" &&
+		! grep -q 'rdma resource show failed' "$tmp/out"
+	ok $? "demo on a device named $odd: rdma runs without a shell"
+else
+	ok 1 "demo on a device named $odd: the rename failed"
+fi
 
 "$ibpd" --device rxe0 demo > "$tmp/out" 2>&1
 [ $? = 1 ] && grep -q 'ibv_import_device: Operation not supported' "$tmp/out"
