@@ -33,7 +33,7 @@ hold() {
 }
 
 echo "TAP version 13"
-echo "1..21"
+echo "1..22"
 
 expect_rc 0 "--help" "$ibpd" --help
 grep -q '^usage: ibpd' "$tmp/out"; ok $? "--help prints the usage"
@@ -164,6 +164,27 @@ if rdma dev set ibpd0 name "$odd"; then
 	ok $? "demo on a device named $odd: rdma runs without a shell"
 else
 	ok 1 "demo on a device named $odd: the rename failed"
+fi
+
+# rxe's provider claims a device named rxe* by name: ibpd's gets it only
+# when libibverbs tries it first (RDMAV_DRIVERS order), or when the
+# program links libibpd (the provider registers as the library loads).
+abi=$(objdump -T "/usr/lib/$(gcc -print-multiarch)/libibverbs.so.1" |
+	sed -n 's/.*IBVERBS_PRIVATE_\([0-9]*\).*/\1/p' | head -n 1)
+prov=$build/provider/abi$abi/libibpd
+if rdma dev set ibpd0 name rxepd0; then
+	RDMAV_DRIVERS=$prov ibv_devinfo -d rxepd0 > "$tmp/out" 2>&1
+	first=$?
+	RDMAV_DRIVERS=rxe:$prov ibv_devinfo -d rxepd0 >> "$tmp/out" 2>&1
+	second=$?
+	RDMAV_DRIVERS=rxe:$prov "$ibpd" devices >> "$tmp/out" 2>&1
+	rdma dev set rxepd0 name ibpd0
+	echo "ibpd first: exit $first; rxe first: exit $second" >> "$tmp/out"
+	[ $first = 0 ] && [ $second != 0 ] &&
+		grep -Eq '^rxepd0 +uverbs[0-9]+ +[0-9]+ +yes +yes$' "$tmp/out"
+	ok $? "a device named rxepd0: rxe's provider takes it when tried first, not from a program linking libibpd"
+else
+	ok 1 "a device named rxepd0: the rename failed"
 fi
 
 "$ibpd" --device rxe0 demo > "$tmp/out" 2>&1
