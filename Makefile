@@ -24,8 +24,10 @@ export IBPD_CACHE
 
 # The test kernel (image, headers, source) comes from Debian packages, or
 # is built (KERNEL=debug: scripts/kernel-build).
-# Looked up once, on first use only (lib and install do not need a kernel).
-KCACHE = $(eval KCACHE := $$(shell scripts/kernel-dir $$(KERNEL)))$(KCACHE)
+# Looked up once, on first use only (lib and install do not need a kernel);
+# a kernel that cannot be had stops make with kernel-dir's error.
+KCACHE = $(eval KCACHE := $$(or $$(shell scripts/kernel-dir $$(KERNEL)),$$(error \
+	 no test kernel '$$(KERNEL)' (scripts/kernel-dir's error above))))$(KCACHE)
 KDIR  ?= $(KCACHE)/build
 KSRC  ?= $(KCACHE)/source
 KVER   = $(eval KVER := $$(shell sed -n 's/.*UTS_RELEASE "\(.*\)"/\1/p' \
@@ -63,6 +65,8 @@ else
 INSTALL_KDIR = $(KDIR)
 endif
 
+# The header's "make" is all, whatever the included file's first rule.
+.DEFAULT_GOAL := all
 include user/provider/provider.mk
 
 .PHONY: all deps module lib selftests check check-quick bench soak demo stage-upstream \

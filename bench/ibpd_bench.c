@@ -21,6 +21,8 @@
  * - alloc/import/destroy cost with 1, 1k, 100k and 1M live PDs in one file
  *   (import of a random live PD, and of one PD again and again);
  * - kernel memory per live PD (slab before and after 100k PDs);
+ * - ibpd0's max_pd, raised through debugfs to what 1M live PDs need (in
+ *   every run, so that a short one shows the full one can run);
  * - alloc+destroy throughput of 1, 2 and 4 processes sharing one file.
  *
  * Each figure is the median of ROUNDS batches; the ops of a group are
@@ -30,7 +32,9 @@
  * IBPD_BENCH_QUICK=1 shortens every batch (for a smoke test).
  */
 
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -557,13 +561,78 @@ static void shuffle_handles(struct ibv_pd **pds, long n)
 	import_next = 0;
 }
 
+#define FULL_SCALE 1000000L	/* the scale test's largest step */
+
+/*
+ * A device's max_pd (default 65536) is below the full scale: raise it
+ * through its debugfs knob, /sys/kernel/debug/ibpd/<index>/max_pd (the
+ * directory whose name file says NAME), to what the full scale needs,
+ * also in a short run, which so checks that the full one can run. Dies
+ * when the limit cannot be had.
+ */
+static void raise_max_pd(const char *name, struct ibv_context *ctx)
+{
+	static const char root[] = "/sys/kernel/debug/ibpd";
+	long need = FULL_SCALE + 16, was = -1, now = -1;
+	struct ibv_device_attr attr;
+	char path[PATH_MAX], buf[80];
+	struct dirent *e;
+	FILE *f;
+	DIR *d;
+
+	d = opendir(root);
+	if (!d)
+		die(root);
+	while ((e = readdir(d))) {
+		snprintf(path, sizeof(path), "%s/%s/name", root, e->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (!fgets(buf, sizeof(buf), f))
+			buf[0] = 0;
+		fclose(f);
+		buf[strcspn(buf, "\n")] = 0;
+		if (!strcmp(buf, name))
+			break;
+	}
+	closedir(d);
+	if (!e) {
+		errno = ENOENT;
+		die("max_pd: no debugfs directory for the device");
+	}
+	snprintf(strrchr(path, '/'), sizeof(path) - strlen(path), "/max_pd");
+	/* a debugfs attribute does not seek: one open to read, one to write */
+	f = fopen(path, "r");
+	if (!f || fscanf(f, "%ld", &was) != 1)
+		die(path);
+	fclose(f);
+	if (was < need) {
+		f = fopen(path, "w");
+		if (!f || fprintf(f, "%ld\n", need) < 0 || fclose(f))
+			die(path);
+	}
+	if (ibv_query_device(ctx, &attr))
+		die("ibv_query_device");
+	now = attr.max_pd;
+	fprintf(stderr, "ibpd_bench: %s: max_pd %ld, raised to %ld through %s: "
+		"the scale test holds up to %ld live PDs\n", name, was, now,
+		path, FULL_SCALE);
+	record("limits", "\"device\": \"%s\", \"max_pd_was\": %ld, "
+	       "\"max_pd\": %ld, \"max_pd_needed\": %ld", name, was, now,
+	       need);
+	if (now < need) {
+		errno = ENOMEM;
+		die("max_pd: below what the full scale needs");
+	}
+}
+
 /*
  * The cost of the PD verbs as the file fills up, on a file of its own;
  * the memory of 100k PDs on the way.
  */
 static void bench_scale(const char *name, long max_live)
 {
-	static const long steps[] = { 1, 1000, 100000, 1000000 };
+	static const long steps[] = { 1, 1000, 100000, FULL_SCALE };
 	struct dev d;
 	struct op ops[MAX_OPS] = {
 		{ &d, "null_ioctl", op_null },
@@ -584,6 +653,7 @@ static void bench_scale(const char *name, long max_live)
 		if (steps[s] <= max_live && steps[s] <= 100000)
 			mem_live = steps[s];
 	dev_open(&d, name);
+	raise_max_pd(name, d.ctx);
 	/* d.pd is live PD number 1 */
 	for (s = 0; s < sizeof(steps) / sizeof(steps[0]); s++) {
 		long live = steps[s];
@@ -715,7 +785,7 @@ static void bench_procs(const char *name, const char *opname,
 int main(void)
 {
 	const char *env = getenv("IBPD_BENCH_MAX_LIVE");
-	long max_live = env ? atol(env) : 1000000;
+	long max_live = env ? atol(env) : FULL_SCALE;
 	bool quick = getenv("IBPD_BENCH_QUICK") != NULL;
 	double secs = quick ? 0.3 : 2;
 	struct utsname u;

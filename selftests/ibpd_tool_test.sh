@@ -33,13 +33,16 @@ hold() {
 }
 
 echo "TAP version 13"
-echo "1..18"
+echo "1..22"
 
 expect_rc 0 "--help" "$ibpd" --help
 grep -q '^usage: ibpd' "$tmp/out"; ok $? "--help prints the usage"
 expect_rc 2 "no command: usage error" "$ibpd"
 expect_rc 2 "unknown command: usage error" "$ibpd" frobnicate
 expect_rc 2 "invalid --pid: usage error" "$ibpd" pds --pid 12x
+"$ibpd" --pid 0 pds > "$tmp/out" 2>&1
+[ $? = 2 ] && grep -q "^ibpd: invalid pid '0'$" "$tmp/out"
+ok $? "--pid 0: usage error, and says so"
 expect_rc 2 "demo has no --json: usage error" "$ibpd" --json demo
 
 "$ibpd" devices > "$tmp/out" 2>&1 &&
@@ -110,11 +113,79 @@ assert f["device"] == "rxe0" and f["ibpd"] is False and f["pds"] is None, f
 PY
 ok $? "pds on rxe0: the file shown, no DV call made, PDs null"
 
+# pds --pid --fd on an fd that turns from an rxe0 file into a socket and
+# back: the tool reads the file it got (pidfd_getfd), never the fd again.
+python3 - "$tmp/flip" <<'PY' &
+import os, socket, sys
+uv = [f for f in os.listdir("/sys/class/infiniband_verbs") if f.startswith("uverbs")
+      and open(f"/sys/class/infiniband_verbs/{f}/ibdev").read().strip() == "rxe0"]
+rxe = os.open(f"/dev/infiniband/{uv[0]}", os.O_RDWR)
+sock = socket.socket()
+fd = os.dup(rxe)
+with open(sys.argv[1], "w") as f:
+    f.write(f"{fd}\n")
+while True:
+    os.dup2(sock.fileno(), fd)
+    os.dup2(rxe, fd)
+PY
+flip_pid=$!
+for _ in $(seq 100); do [ -s "$tmp/flip" ] && break; sleep 0.1; done
+flip_fd=$(cat "$tmp/flip")
+: > "$tmp/out"
+for _ in $(seq 50); do
+	"$ibpd" pds --pid "$flip_pid" --fd "$flip_fd" >> "$tmp/out" 2>&1
+	rc=$?
+	[ "$rc" -lt 128 ] || echo "killed: exit $rc" >> "$tmp/out"
+done
+kill "$flip_pid"
+wait "$flip_pid" 2> /dev/null
+echo "rxe0 $(grep -c ': rxe0$' "$tmp/out"), not uverbs $(grep -c 'not a uverbs file' "$tmp/out") of 50" >> "$tmp/out"
+! grep -q '^killed' "$tmp/out" && grep -q ': rxe0$' "$tmp/out"
+ok $? "pds --pid --fd racing an fd that flips between rxe0 and a socket: 50 runs, no crash"
+
 "$ibpd" demo > "$tmp/out" 2>&1 &&
 	grep -q 'ibv_dealloc_pd -> 16 (Device or resource busy)' "$tmp/out" &&
 	grep -q 'ibpddv_import_pd(handle [0-9]*, id [1-9]' "$tmp/out" &&
 	grep -q 'demo complete' "$tmp/out"
 ok $? "demo: the whole story, exit 0"
+
+# A device name is any string: the demo runs rdma without a shell, with
+# no fixed buffer (50 characters, shell syntax in it).
+# shellcheck disable=SC2016 # the name is literal
+odd='x$(echo${IFS}INJECTED>&2)-a-device-name-over-forty'
+if rdma dev set ibpd0 name "$odd"; then
+	"$ibpd" --device "$odd" demo > "$tmp/out" 2>&1
+	rc=$?
+	rdma dev set "$odd" name ibpd0
+	[ $rc = 0 ] && ! grep -qx INJECTED "$tmp/out" &&
+		grep -qxF "  \$ rdma resource show pd dev $odd" "$tmp/out" &&
+		grep -qF "  dev $odd pdn " "$tmp/out" &&
+		! grep -q 'rdma resource show failed' "$tmp/out"
+	ok $? "demo on a device named $odd: rdma runs without a shell"
+else
+	ok 1 "demo on a device named $odd: the rename failed"
+fi
+
+# rxe's provider claims a device named rxe* by name: ibpd's gets it only
+# when libibverbs tries it first (RDMAV_DRIVERS order), or when the
+# program links libibpd (the provider registers as the library loads).
+abi=$(objdump -T "/usr/lib/$(gcc -print-multiarch)/libibverbs.so.1" |
+	sed -n 's/.*IBVERBS_PRIVATE_\([0-9]*\).*/\1/p' | head -n 1)
+prov=$build/provider/abi$abi/libibpd
+if rdma dev set ibpd0 name rxepd0; then
+	RDMAV_DRIVERS=$prov ibv_devinfo -d rxepd0 > "$tmp/out" 2>&1
+	first=$?
+	RDMAV_DRIVERS=rxe:$prov ibv_devinfo -d rxepd0 >> "$tmp/out" 2>&1
+	second=$?
+	RDMAV_DRIVERS=rxe:$prov "$ibpd" devices >> "$tmp/out" 2>&1
+	rdma dev set rxepd0 name ibpd0
+	echo "ibpd first: exit $first; rxe first: exit $second" >> "$tmp/out"
+	[ $first = 0 ] && [ $second != 0 ] &&
+		grep -Eq '^rxepd0 +uverbs[0-9]+ +[0-9]+ +yes +yes$' "$tmp/out"
+	ok $? "a device named rxepd0: rxe's provider takes it when tried first, not from a program linking libibpd"
+else
+	ok 1 "a device named rxepd0: the rename failed"
+fi
 
 "$ibpd" --device rxe0 demo > "$tmp/out" 2>&1
 [ $? = 1 ] && grep -q 'ibv_import_device: Operation not supported' "$tmp/out"

@@ -14,6 +14,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -23,7 +24,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <linux/kcmp.h>
@@ -61,19 +64,43 @@ static void say(const char *fmt, ...)
 }
 
 /*
- * ib_core's view of the device's PDs. Its pdn column is ib_core's resource
- * id, not ibpd's PD number; users counts the MRs on the PD.
+ * ib_core's view of the device's PDs, from "rdma resource show pd dev DEV"
+ * run without a shell (the device name is any string), indented. Its pdn
+ * column is ib_core's resource id, not ibpd's PD number; users counts the
+ * MRs on the PD.
  */
 static void show_pds(void)
 {
+	char *argv[] = { "rdma", "resource", "show", "pd", "dev", (char *)dev,
+			 NULL };
 	static bool noted;
-	char cmd[160];
+	char *line = NULL;
+	size_t cap = 0;
+	int pipefd[2], status = -1;
+	pid_t pid = -1;
+	FILE *f;
 
+	printf("  $ rdma resource show pd dev %s\n", dev);
 	fflush(stdout);
-	snprintf(cmd, sizeof(cmd),
-		 "echo '  $ rdma resource show pd dev %s'; "
-		 "rdma resource show pd dev %s | sed 's/^/  /'", dev, dev);
-	if (system(cmd))
+	if (!pipe2(pipefd, O_CLOEXEC)) {
+		pid = fork();
+		if (!pid) {
+			if (dup2(pipefd[1], STDOUT_FILENO) >= 0)
+				execvp(argv[0], argv);
+			_exit(127);
+		}
+		close(pipefd[1]);
+		f = fdopen(pipefd[0], "r");
+		while (f && getline(&line, &cap, f) > 0)
+			printf("  %s", line);
+		free(line);
+		if (f)
+			fclose(f);
+		else
+			close(pipefd[0]);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status))
 		say("(rdma resource show failed)");
 	if (!noted)
 		printf("  (rdma's pdn is ib_core's resource id; users: MRs on the PD)\n");
@@ -546,27 +573,38 @@ static bool same_file_shown(pid_t pid, const int *shown, int nshown, int fd)
 	return false;
 }
 
-/* The RDMA device of a uverbs file, from sysfs: "?" if unknown. */
-static void fd_ibdev(pid_t pid, int fd, char *name, size_t len)
+/*
+ * Whether FD (ours, so that it cannot change meanwhile) is a uverbs file;
+ * its RDMA device's name, from sysfs, in NAME ("?" if unknown).
+ */
+static bool fd_ibdev(int fd, char *name, size_t len)
 {
-	char path[PATH_MAX], target[PATH_MAX];
+	char path[64], target[PATH_MAX], *base;
+	struct stat st;
 	ssize_t n;
 	FILE *f;
 
 	snprintf(name, len, "?");
-	snprintf(path, sizeof(path), "/proc/%d/fd/%d", pid, fd);
+	if (fstat(fd, &st) || !S_ISCHR(st.st_mode))
+		return false;
+	snprintf(path, sizeof(path), "/sys/dev/char/%u:%u", major(st.st_rdev),
+		 minor(st.st_rdev));
 	n = readlink(path, target, sizeof(target) - 1);
 	if (n < 0)
-		return;
+		return false;
 	target[n] = 0;
-	snprintf(path, sizeof(path), "/sys/class/infiniband_verbs/%s/ibdev",
-		 strrchr(target, '/') + 1);
+	base = strrchr(target, '/');
+	if (!base || strncmp(base, "/uverbs", 7))
+		return false;
+	snprintf(path, sizeof(path), "/sys/dev/char/%u:%u/ibdev",
+		 major(st.st_rdev), minor(st.st_rdev));
 	f = fopen(path, "r");
 	if (!f)
-		return;
+		return true;
 	if (fgets(name, len, f))
 		name[strcspn(name, "\n")] = 0;
 	fclose(f);
+	return true;
 }
 
 static int show_fd(pid_t pid, int fd)
@@ -581,11 +619,17 @@ static int show_fd(pid_t pid, int fd)
 			strerror(errno));
 		return 1;
 	}
+	/* the fd may have been closed or reused since it was listed */
+	if (!fd_ibdev(myfd, name, sizeof(name))) {
+		fprintf(stderr, "ibpd: fd %d of pid %d is not a uverbs file\n",
+			fd, pid);
+		close(myfd);
+		return 1;
+	}
 	/* On success the context owns myfd: ibv_close_device() closes it. */
 	ctx = ibv_import_device(myfd);
 	/* not ibpd's; rxe's provider cannot even import the context */
 	if (!ctx && errno == EOPNOTSUPP) {
-		fd_ibdev(pid, fd, name, sizeof(name));
 		show_other_file(name, pid, fd);
 		close(myfd);
 		return 0;
@@ -686,14 +730,14 @@ static void usage(FILE *f)
 		"Exit status: 0 success, 1 an operation failed, 2 usage error.\n");
 }
 
-static int parse_int(const char *arg, const char *what, long max)
+static int parse_int(const char *arg, const char *what, long min, long max)
 {
 	char *end;
 	long v;
 
 	errno = 0;
 	v = strtol(arg, &end, 10);
-	if (errno || *end || !*arg || v < 0 || v > max) {
+	if (errno || *end || !*arg || v < min || v > max) {
 		fprintf(stderr, "ibpd: invalid %s '%s'\n", what, arg);
 		return -1;
 	}
@@ -750,12 +794,12 @@ int main(int argc, char **argv)
 			dev = optarg;
 			break;
 		case OPT_PID:
-			opt_pid = parse_int(optarg, "pid", INT_MAX);
+			opt_pid = parse_int(optarg, "pid", 1, INT_MAX);
 			if (opt_pid <= 0)
 				return EXIT_USAGE;
 			break;
 		case OPT_FD:
-			opt_fd = parse_int(optarg, "fd", INT_MAX);
+			opt_fd = parse_int(optarg, "fd", 0, INT_MAX);
 			if (opt_fd < 0)
 				return EXIT_USAGE;
 			break;

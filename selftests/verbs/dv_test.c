@@ -12,6 +12,8 @@
 
 #include <errno.h>
 #include <linux/audit.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <stddef.h>
@@ -42,8 +44,8 @@ static bool test_dv(void)
 	return !e || strcmp(e, "0") != 0;
 }
 
-/* From here on, any ioctl(2) kills the process. */
-static int forbid_ioctl(void)
+/* From here on, any ioctl(2) does ACTION (a SECCOMP_RET_* value). */
+static int filter_ioctl(uint32_t action)
 {
 	struct sock_filter filter[] = {
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
@@ -53,7 +55,7 @@ static int forbid_ioctl(void)
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 			 offsetof(struct seccomp_data, nr)),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_ioctl, 0, 1),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+		BPF_STMT(BPF_RET | BPF_K, action),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
 	struct sock_fprog prog = {
@@ -64,6 +66,12 @@ static int forbid_ioctl(void)
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
 		return -1;
 	return syscall(__NR_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog);
+}
+
+/* From here on, any ioctl(2) kills the process. */
+static int forbid_ioctl(void)
+{
+	return filter_ioctl(SECCOMP_RET_KILL_PROCESS);
 }
 
 /* Every DV call on a foreign context: 0, or the call that misbehaved. */
@@ -156,6 +164,7 @@ TEST_F(dv, query_pd)
 	ASSERT_EQ(0, ibv_dereg_mr(mr));
 	attr.comp_mask = 1;
 	ASSERT_EQ(EINVAL, ibpddv_query_pd(self->pd, &attr));
+	ASSERT_EQ(EINVAL, ibpddv_query_pd(self->pd, NULL));
 }
 
 TEST_F(dv, list_pds)
@@ -172,6 +181,9 @@ TEST_F(dv, list_pds)
 		found |= handles[i] == self->pd->handle;
 	ASSERT_TRUE(found);
 	ASSERT_EQ(EINVAL, ibpddv_list_pds(self->ctx, handles, 0, &total));
+	ASSERT_EQ(EINVAL, ibpddv_list_pds(self->ctx, NULL, 16, &total));
+	ASSERT_EQ(EINVAL, ibpddv_list_pds(self->ctx, handles, 16, NULL));
+	ASSERT_EQ(EFAULT, ibpddv_list_pds(self->ctx, (uint32_t *)8, 16, &total));
 }
 
 /* A checked import names the PD by identity: a reused handle is ESTALE. */
@@ -202,6 +214,182 @@ TEST_F(dv, import_checked)
 	pd3 = ibv_import_pd(self->ctx, self->pd->handle);
 	ASSERT_NE(NULL, pd3);
 	ibv_unimport_pd(pd3);
+}
+
+/*
+ * The identity is checked where the PD is named by identity: the import,
+ * and every ibpddv_query_pd() of a PD whose identity the library knows
+ * (allocated, or imported either way). Once another context of the file
+ * destroys the PD and its handle comes back for a new PD, both the
+ * imported PD and the allocated one query ESTALE; a verb that takes only
+ * the handle acts on the new PD: ibv_dealloc_pd() of the old one destroys
+ * it.
+ */
+TEST_F(dv, query_stale)
+{
+	struct ibpddv_pd_attr attr = {}, now = {};
+	struct ibv_pd *checked, *plain, *b_pd, *b_new;
+	struct ibv_context *b;
+	uint32_t handle = self->pd->handle;
+
+	if (!test_dv())
+		SKIP(return, "%s is not an ibpd device", test_dev());
+	ASSERT_EQ(0, ibpddv_query_pd(self->pd, &attr));
+	if (!attr.id)
+		SKIP(return, "the kernel reports no PD identity");
+	b = dup_ctx(self->ctx);
+	ASSERT_NE(NULL, b);
+	checked = ibpddv_import_pd(b, handle, attr.id);
+	ASSERT_NE(NULL, checked);
+	plain = ibv_import_pd(b, handle);
+	ASSERT_NE(NULL, plain);
+	ASSERT_EQ(0, ibpddv_query_pd(checked, &now));
+	ASSERT_EQ(attr.id, now.id);
+	ASSERT_EQ(0, ibpddv_query_pd(plain, &now));
+	ASSERT_EQ(attr.id, now.id);
+
+	/* B destroys the PD through its import, then allocates on the handle */
+	b_pd = ibv_import_pd(b, handle);
+	ASSERT_NE(NULL, b_pd);
+	ASSERT_EQ(0, ibv_dealloc_pd(b_pd));
+	ASSERT_EQ(ENOENT, ibpddv_query_pd(self->pd, &now));
+	b_new = ibv_alloc_pd(b);
+	ASSERT_NE(NULL, b_new);
+	ASSERT_EQ(handle, b_new->handle);
+
+	ASSERT_EQ(ESTALE, ibpddv_query_pd(checked, &now));
+	ASSERT_EQ(ESTALE, ibpddv_query_pd(plain, &now));
+	ASSERT_EQ(ESTALE, ibpddv_query_pd(self->pd, &now));
+	ASSERT_EQ(0, ibpddv_query_pd(b_new, &now));
+	ASSERT_NE(attr.id, now.id);
+
+	ibv_unimport_pd(checked);
+	ibv_unimport_pd(plain);
+
+	/* what the identity does not guard: a verb that takes the handle */
+	ASSERT_EQ(0, ibv_dealloc_pd(self->pd));
+	self->pd = NULL;
+	ASSERT_EQ(ENOENT, ibpddv_query_pd(b_new, &now));
+	/* only the library's object is left of B's PD */
+	ibv_unimport_pd(b_new);
+	ibv_close_device(b);
+}
+
+/*
+ * A destroy holds the PD exclusively for its length, and the core's lookup
+ * of an import or query meanwhile fails with EBUSY: the library retries
+ * it. A thread keeps failing to destroy a PD that has an MR (a real EBUSY,
+ * every time) while this one imports and queries it: none of BUSY_TRIALS
+ * imports, checked imports and queries may see EBUSY.
+ */
+#define BUSY_TRIALS 3000
+
+struct destroyer {
+	struct ibv_pd *pd;
+	atomic_bool stop;
+	long tries, busy;
+};
+
+static void *destroy_loop(void *arg)
+{
+	struct destroyer *d = arg;
+
+	while (!atomic_load(&d->stop)) {
+		d->tries++;
+		if (ibv_dealloc_pd(d->pd) == EBUSY)
+			d->busy++;
+	}
+	return NULL;
+}
+
+TEST_F(dv, busy_retried)
+{
+	struct destroyer d = { .pd = self->pd };
+	struct ibpddv_pd_attr attr = {};
+	long busy_import = 0, busy_checked = 0, busy_query = 0, other = 0;
+	const char *env = getenv("IBPD_BUSY_TRIALS");
+	int trials = env ? atoi(env) : BUSY_TRIALS;
+	static char buf[4096];
+	struct ibv_mr *mr;
+	pthread_t thread;
+	int i, ret;
+
+	if (!test_dv())
+		SKIP(return, "%s is not an ibpd device", test_dev());
+	ASSERT_EQ(0, ibpddv_query_pd(self->pd, &attr));
+	mr = ibv_reg_mr(self->pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
+	ASSERT_NE(NULL, mr);
+	ASSERT_EQ(0, pthread_create(&thread, NULL, destroy_loop, &d));
+	for (i = 0; i < trials; i++) {
+		struct ibpddv_pd_attr now = {};
+		struct ibv_pd *pd;
+
+		pd = ibv_import_pd(self->ctx, self->pd->handle);
+		if (pd)
+			ibv_unimport_pd(pd);
+		else if (errno == EBUSY)
+			busy_import++;
+		else
+			other++;
+		if (attr.id) {
+			pd = ibpddv_import_pd(self->ctx, self->pd->handle,
+					      attr.id);
+			if (pd)
+				ibv_unimport_pd(pd);
+			else if (errno == EBUSY)
+				busy_checked++;
+			else
+				other++;
+		}
+		ret = ibpddv_query_pd(self->pd, &now);
+		if (ret == EBUSY)
+			busy_query++;
+		else if (ret)
+			other++;
+	}
+	atomic_store(&d.stop, true);
+	ASSERT_EQ(0, pthread_join(thread, NULL));
+	TH_LOG("%d trials against %ld destroys: EBUSY from ibv_import_pd %ld, ibpddv_import_pd %ld, ibpddv_query_pd %ld",
+	       trials, d.tries, busy_import, busy_checked, busy_query);
+	ASSERT_EQ(0, ibv_dereg_mr(mr));
+	/* the PD's MR made every destroy fail with EBUSY, the real one */
+	EXPECT_EQ(d.tries, d.busy);
+	EXPECT_LT(0, d.tries);
+	EXPECT_EQ(0, other);
+	EXPECT_EQ(0, busy_import);
+	EXPECT_EQ(0, busy_checked);
+	EXPECT_EQ(0, busy_query);
+}
+
+/*
+ * The retry is bounded: a lookup that fails with EBUSY every time (here
+ * every ioctl does, through seccomp) still returns EBUSY, after
+ * IBPD_IMPORT_BUSY_TRIES (100) ioctls at most.
+ */
+TEST_F(dv, busy_surfaces)
+{
+	pid_t pid;
+
+	if (!test_dv())
+		SKIP(return, "%s is not an ibpd device", test_dev());
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		struct ibpddv_pd_attr attr = {};
+
+		if (filter_ioctl(SECCOMP_RET_ERRNO | EBUSY))
+			_exit(10);
+		if (ibpddv_query_pd(self->pd, &attr) != EBUSY)
+			_exit(11);
+		if (ibpddv_import_pd(self->ctx, self->pd->handle, 1) ||
+		    errno != EBUSY)
+			_exit(12);
+		if (ibv_import_pd(self->ctx, self->pd->handle) ||
+		    errno != EBUSY)
+			_exit(13);
+		_exit(0);
+	}
+	ASSERT_EQ(0, wait_child(pid));
 }
 
 TEST_HARNESS_MAIN

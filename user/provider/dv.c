@@ -45,7 +45,7 @@ int ibpddv_query_pd(struct ibv_pd *ibpd, struct ibpddv_pd_attr *attr)
 
 	if (!ibpd || !ibpd_is_ibpd_context(ibpd->context))
 		return EOPNOTSUPP;
-	if (attr->comp_mask)
+	if (!attr || attr->comp_mask)
 		return EINVAL;
 
 	pd = to_ipd(ibpd);
@@ -70,7 +70,7 @@ int ibpddv_list_pds(struct ibv_context *context, uint32_t *handles,
 
 	if (!ibpd_is_ibpd_context(context))
 		return EOPNOTSUPP;
-	if (!max)
+	if (!handles || !max || !total)
 		return EINVAL;
 	if (max > IBPDDV_LIST_PDS_MAX)
 		max = IBPDDV_LIST_PDS_MAX;

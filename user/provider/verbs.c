@@ -11,7 +11,9 @@
 #include <config.h>
 
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <infiniband/driver.h>
 #include <rdma/ibpd_user_ioctl_cmds.h>
@@ -58,13 +60,9 @@ int ibpd_dealloc_pd(struct ibv_pd *ibpd)
 	return 0;
 }
 
-/*
- * Looks PD handle up in the context's file; with expect_id, fails with
- * ESTALE unless the handle still names the PD of that identity.
- */
-int ibpd_cmd_pd_import(struct ibv_context *context, uint32_t pd_handle,
-		       uint64_t expect_id, struct ibpd_pd *pd,
-		       uint32_t *usecnt)
+static int ibpd_cmd_pd_import_once(struct ibv_context *context,
+				   uint32_t pd_handle, uint64_t expect_id,
+				   struct ibpd_pd *pd, uint32_t *usecnt)
 {
 	DECLARE_COMMAND_BUFFER(cmd, UVERBS_OBJECT_PD, IBPD_METHOD_PD_IMPORT, 5);
 
@@ -79,6 +77,41 @@ int ibpd_cmd_pd_import(struct ibv_context *context, uint32_t pd_handle,
 		fill_attr_out_ptr(cmd, IBPD_ATTR_PD_IMPORT_RESP_USECNT, usecnt);
 
 	return execute_ioctl(context, cmd);
+}
+
+/*
+ * Looks PD handle up in the context's file; with expect_id, fails with
+ * ESTALE unless the handle still names the PD of that identity.
+ *
+ * The core's lookup fails with EBUSY (the import method itself never does)
+ * only while a destroy of the PD holds it exclusively, for the length of
+ * that one destroy: then the destroy has failed (the PD is in use, the
+ * next lookup finds it) or succeeded (ENOENT, or ESTALE for a new PD on
+ * the handle). That EBUSY says nothing about the PD and is retried, a
+ * bounded number of times (yielding, then sleeping from 10 us doubling to
+ * 10 ms: about 0.8 s in all): a lock held through all of them still
+ * returns EBUSY.
+ */
+int ibpd_cmd_pd_import(struct ibv_context *context, uint32_t pd_handle,
+		       uint64_t expect_id, struct ibpd_pd *pd,
+		       uint32_t *usecnt)
+{
+	unsigned int try, wait_us = 10;
+	int ret;
+
+	for (try = 1;; try++) {
+		ret = ibpd_cmd_pd_import_once(context, pd_handle, expect_id,
+					      pd, usecnt);
+		if (ret != EBUSY || try == IBPD_IMPORT_BUSY_TRIES)
+			return ret;
+		/* the destroyer may be off the CPU: wait longer and longer */
+		if (try <= 10) {
+			sched_yield();
+		} else {
+			usleep(wait_us);
+			wait_us = wait_us < 10000 ? 2 * wait_us : 10000;
+		}
+	}
 }
 
 struct ibv_pd *ibpd_import_pd_checked(struct ibv_context *context,
