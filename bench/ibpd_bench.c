@@ -52,7 +52,7 @@
 #include <rdma/ib_user_ioctl_verbs.h>
 #include <rdma/ib_user_verbs.h>
 #include <rdma/rdma_user_ioctl_cmds.h>
-#include <rdma/ibpd_compat_ioctl_cmds.h>
+#include <rdma/ibpd_user_ioctl_cmds.h>
 
 #define ROUNDS 9
 #define MAX_OPS 10
