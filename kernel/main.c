@@ -21,9 +21,21 @@ static unsigned int ndevs = 1;
 module_param(ndevs, uint, 0444);
 MODULE_PARM_DESC(ndevs, "Number of ibpd devices created at load (default 1)");
 
+/* The bounds of the debugfs knob: 0 and more than IBPD_PDN_MAX are EINVAL. */
+static int ibpd_max_pd_param_set(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 1, IBPD_PDN_MAX);
+}
+
+static const struct kernel_param_ops ibpd_max_pd_param_ops = {
+	.set = ibpd_max_pd_param_set,
+	.get = param_get_uint,
+};
+
 unsigned int ibpd_max_pd = IBPD_DEFAULT_MAX_PD;
-module_param_named(max_pd, ibpd_max_pd, uint, 0644);
-MODULE_PARM_DESC(max_pd, "Default max_pd of new devices (default 65536)");
+module_param_cb(max_pd, &ibpd_max_pd_param_ops, &ibpd_max_pd, 0644);
+MODULE_PARM_DESC(max_pd,
+		 "Default max_pd of new devices, 1 to 16777215 (default 65536)");
 
 /* At registration, and again after each network namespace move. */
 static int ibpd_enable_driver(struct ib_device *ibdev)

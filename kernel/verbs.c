@@ -365,7 +365,8 @@ int ibpd_dev_init_objects(struct ibpd_dev *dev)
 		rhashtable_destroy(&dev->pds.ht);
 		return ret;
 	}
-	dev->max_pd = clamp(ibpd_max_pd, 1U, IBPD_PDN_MAX);
+	/* the parameter's set op keeps it in [1, IBPD_PDN_MAX] */
+	dev->max_pd = READ_ONCE(ibpd_max_pd);
 	atomic64_set(&dev->pd_id, 0);
 	return 0;
 }

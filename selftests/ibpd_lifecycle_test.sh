@@ -192,10 +192,16 @@ fi
 } > "$tap_out" 2>&1
 ok $? "rmmod ibpd after all of that, with a device in a namespace"
 
+# max_pd has one rule, at load as in debugfs: 1 to 2^24 - 1.
 {
+	dmesg -c > /dev/null &&
+	! insmod "$IBPD_KO" max_pd=0 &&
+	dmesg | grep "invalid for parameter .max_pd" &&
+	! insmod "$IBPD_KO" max_pd=16777216 &&
+	! [ -d "$dbg" ] &&
 	insmod "$IBPD_KO" && in_init ibpd0 && dbg_sound ibpd0
 } > "$tap_out" 2>&1
-ok $? "insmod again: ibpd0 back"
+ok $? "insmod with max_pd 0 or 2^24 fails (EINVAL); insmod again: ibpd0 back"
 
 # The namespace's deletion runs in a workqueue: rmmod may meet the device
 # on its way back to init_net.

@@ -663,6 +663,45 @@ TEST_F(pd, max_pd_enomem)
 	EXPECT_EQ(-1, dbg_write("max_pd", 0));
 }
 
+/* Writes val to the max_pd module parameter: 0 or the errno. */
+static int param_write_max_pd(const char *val)
+{
+	int fd = open("/sys/module/ibpd/parameters/max_pd", O_WRONLY);
+	int err = 0;
+
+	if (fd < 0)
+		return errno;
+	if (write(fd, val, strlen(val)) < 0)
+		err = errno;
+	close(fd);
+	return err;
+}
+
+/*
+ * One rule for max_pd, the module parameter (the default of new devices,
+ * also at load) as the debugfs knob: 1 to IBPD_PDN_MAX, EINVAL otherwise.
+ */
+TEST(max_pd_param_bounds)
+{
+	char old[32] = "", max[32];
+	FILE *f = fopen("/sys/module/ibpd/parameters/max_pd", "r");
+
+	if (!f)
+		SKIP(return, "no ibpd module parameters");
+	ASSERT_NE(NULL, fgets(old, sizeof(old), f));
+	fclose(f);
+	snprintf(max, sizeof(max), "%u", IBPD_PDN_MAX + 1);
+	EXPECT_EQ(EINVAL, param_write_max_pd("0"));
+	EXPECT_EQ(EINVAL, param_write_max_pd(max));
+	EXPECT_EQ(EINVAL, param_write_max_pd("-1"));
+	EXPECT_EQ(-1, dbg_write("max_pd", 0));
+	EXPECT_EQ(-1, dbg_write("max_pd", IBPD_PDN_MAX + 1));
+	snprintf(max, sizeof(max), "%u", IBPD_PDN_MAX);
+	EXPECT_EQ(0, param_write_max_pd(max));
+	EXPECT_EQ(0, param_write_max_pd("1"));
+	EXPECT_EQ(0, param_write_max_pd(old));
+}
+
 TEST_F(pd, fault_alloc_pd)
 {
 	struct pd pd;
