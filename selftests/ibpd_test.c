@@ -295,6 +295,43 @@ TEST_F(pd, failed_alloc_keeps_identity)
 }
 
 /*
+ * Nor does one that fails after the PD was made, when the core cannot
+ * write its response: three ioctl allocations and a write-path ALLOC_PD
+ * whose responses go to a read-only page (the driver response of the
+ * write path is empty, so that the core's own copy is what fails).
+ */
+TEST_F(pd, failed_response_keeps_identity)
+{
+	struct ib_uverbs_alloc_pd req = {};
+	struct pd a, b;
+	uint32_t h;
+	void *ro;
+	int i;
+
+	ro = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, ro);
+	ASSERT_EQ(0, pd_alloc(self->fd, &a));
+	for (i = 0; i < 3; i++)
+		EXPECT_EQ(EFAULT, test_pd_alloc_resp(self->fd, &h, ro));
+	EXPECT_EQ(EFAULT,
+		  raw_write(self->fd, IB_USER_VERBS_CMD_ALLOC_PD, &req,
+			    sizeof(req), ro,
+			    sizeof(struct ib_uverbs_alloc_pd_resp), NULL, 0,
+			    NULL, 0));
+	EXPECT_EQ(self->base_pds + 1, dbg_read("num_pds"));
+	ASSERT_EQ(0, pd_alloc(self->fd, &b));
+	EXPECT_EQ(a.id + 1, b.id);
+	ASSERT_EQ(0, test_pd_destroy(self->fd, b.handle));
+	ASSERT_EQ(0, test_pd_destroy(self->fd, a.handle));
+
+	/* a destroyed PD's identity is not given again, even the newest's */
+	ASSERT_EQ(0, pd_alloc(self->fd, &a));
+	EXPECT_EQ(b.id + 1, a.id);
+	ASSERT_EQ(0, test_pd_destroy(self->fd, a.handle));
+	munmap(ro, 4096);
+}
+
+/*
  * udata rules: driver input the driver does not define must be zero
  * (EOPNOTSUPP otherwise); a response buffer longer than the driver's
  * response is zero-filled.
