@@ -52,6 +52,10 @@ struct ibpd_dev {
 	u32 max_pd;
 	struct ibpd_ids mrs;		/* MR key indexes (key >> 8) */
 
+	/* "rdma link add": the netdev, and the netdevice notifier's list */
+	struct net_device *netdev;
+	struct list_head netdev_list;
+
 	struct dentry *ddir;
 	bool fail_alloc_pd;
 	bool fail_reg_mr;
@@ -97,7 +101,7 @@ static inline struct ibpd_mr *to_imr(struct ib_mr *ibmr)
 
 /* main.c */
 extern unsigned int ibpd_max_pd;
-struct ibpd_dev *ibpd_dev_add(const char *name);
+struct ibpd_dev *ibpd_dev_add(const char *name, struct net_device *netdev);
 void ibpd_dev_del(struct ibpd_dev *dev);
 
 /* verbs.c */

@@ -441,7 +441,7 @@ static struct ib_device *find_dev(const char *name)
 
 static void dev_add_registers(struct kunit *test)
 {
-	struct ibpd_dev *dev = ibpd_dev_add("ibpdk%d");
+	struct ibpd_dev *dev = ibpd_dev_add("ibpdk%d", NULL);
 	struct ib_device *ibdev;
 
 	KUNIT_ASSERT_FALSE(test, IS_ERR(dev));
@@ -460,7 +460,7 @@ static void dev_add_registers(struct kunit *test)
 
 static void dev_del_unregisters(struct kunit *test)
 {
-	struct ibpd_dev *dev = ibpd_dev_add("ibpdk%d");
+	struct ibpd_dev *dev = ibpd_dev_add("ibpdk%d", NULL);
 	char name[IB_DEVICE_NAME_MAX];
 	struct ib_device *ibdev;
 
@@ -475,10 +475,10 @@ static void dev_del_unregisters(struct kunit *test)
 
 static void dev_add_name_taken(struct kunit *test)
 {
-	struct ibpd_dev *dev = ibpd_dev_add("ibpdk%d"), *dup;
+	struct ibpd_dev *dev = ibpd_dev_add("ibpdk%d", NULL), *dup;
 
 	KUNIT_ASSERT_FALSE(test, IS_ERR(dev));
-	dup = ibpd_dev_add(dev_name(&dev->ibdev.dev));
+	dup = ibpd_dev_add(dev_name(&dev->ibdev.dev), NULL);
 	KUNIT_EXPECT_TRUE(test, IS_ERR(dup));
 	if (!IS_ERR(dup))
 		ibpd_dev_del(dup);
@@ -487,17 +487,17 @@ static void dev_add_name_taken(struct kunit *test)
 
 static void dev_names_fill_lowest(struct kunit *test)
 {
-	struct ibpd_dev *a = ibpd_dev_add("ibpdk%d"), *b, *c;
+	struct ibpd_dev *a = ibpd_dev_add("ibpdk%d", NULL), *b, *c;
 	char bname[IB_DEVICE_NAME_MAX];
 
 	KUNIT_ASSERT_FALSE(test, IS_ERR(a));
-	b = ibpd_dev_add("ibpdk%d");
+	b = ibpd_dev_add("ibpdk%d", NULL);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(b));
 	KUNIT_EXPECT_STRNEQ(test, dev_name(&a->ibdev.dev),
 			    dev_name(&b->ibdev.dev));
 	strscpy(bname, dev_name(&b->ibdev.dev), sizeof(bname));
 	ibpd_dev_del(b);
-	c = ibpd_dev_add("ibpdk%d");
+	c = ibpd_dev_add("ibpdk%d", NULL);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(c));
 	KUNIT_EXPECT_STREQ(test, bname, dev_name(&c->ibdev.dev));
 	ibpd_dev_del(c);
@@ -506,7 +506,7 @@ static void dev_names_fill_lowest(struct kunit *test)
 
 static void dev_port_and_device_attrs(struct kunit *test)
 {
-	struct ibpd_dev *dev = ibpd_dev_add("ibpdk%d");
+	struct ibpd_dev *dev = ibpd_dev_add("ibpdk%d", NULL);
 	struct ib_port_immutable imm = {};
 	struct ib_port_attr pattr = {};
 	struct ib_device_attr dattr;
@@ -531,7 +531,7 @@ static void dev_port_and_device_attrs(struct kunit *test)
  */
 static void dev_debugfs_once_by_index(struct kunit *test)
 {
-	struct ibpd_dev *dev = ibpd_dev_add("ibpdk%d");
+	struct ibpd_dev *dev = ibpd_dev_add("ibpdk%d", NULL);
 	char index[16];
 	struct dentry *d;
 

@@ -998,17 +998,20 @@ static int sh(const char *cmd)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-TEST(device_delete_with_open_files)
+/*
+ * Deletes device NAME with a file open (a second context, a PD imported
+ * there, an MR) by running DEL: no hang, the file is disassociated, later
+ * calls fail with EIO, destroy and close still work.
+ */
+static void delete_with_open_files(struct __test_metadata *_metadata,
+				   const char *name, const char *del)
 {
 	void *buf = aligned_alloc(4096, 4096);
 	uint32_t mr, mr2, h;
 	int fd, fd2;
 	struct pd pd;
 
-	if (sh("rdma link add ibpdt0 type ibpd netdev lo"))
-		SKIP(return, "rdma link add failed");
-	ASSERT_NE(0, sh("rdma link add ibpdt0 type ibpd netdev lo 2>/dev/null"));
-	fd = test_open("ibpdt0");
+	fd = test_open(name);
 	ASSERT_LE(0, fd);
 	fd2 = dup_ctx(fd);
 	ASSERT_LE(0, fd2);
@@ -1017,7 +1020,7 @@ TEST(device_delete_with_open_files)
 	ASSERT_EQ(0, test_pd_import(fd2, pd.handle, NULL, NULL, NULL, NULL));
 
 	/* must not hang: the files are disassociated */
-	ASSERT_EQ(0, sh("rdma link delete ibpdt0"));
+	ASSERT_EQ(0, sh(del));
 
 	EXPECT_EQ(EIO, test_pd_alloc(fd, &h, NULL, NULL));
 	EXPECT_EQ(EIO, test_pd_alloc_write(fd, &h, NULL));
@@ -1032,8 +1035,33 @@ TEST(device_delete_with_open_files)
 	EXPECT_EQ(ENOENT, test_pd_destroy(fd2, pd.handle));
 	EXPECT_EQ(0, close(fd2));
 	EXPECT_EQ(0, close(fd));
-	EXPECT_EQ(-ENODEV, test_open("ibpdt0"));
+	EXPECT_EQ(-ENODEV, test_open(name));
 	free(buf);
+}
+
+TEST(device_delete_with_open_files)
+{
+	if (sh("rdma link add ibpdt0 type ibpd netdev lo"))
+		SKIP(return, "rdma link add failed");
+	ASSERT_NE(0, sh("rdma link add ibpdt0 type ibpd netdev lo 2>/dev/null"));
+	delete_with_open_files(_metadata, "ibpdt0", "rdma link delete ibpdt0");
+}
+
+/*
+ * As rxe and siw: the unregistration of its netdev takes the device with
+ * it. "ip link del" returns once the device has let the netdev go, that
+ * is, once it is unregistered and its files disassociated.
+ */
+TEST(netdev_delete_with_open_files)
+{
+	if (sh("ip link add ibpdtn0 type dummy"))
+		SKIP(return, "no dummy netdev");
+	if (sh("rdma link add ibpdt1 type ibpd netdev ibpdtn0")) {
+		sh("ip link del ibpdtn0");
+		SKIP(return, "rdma link add failed");
+	}
+	delete_with_open_files(_metadata, "ibpdt1", "ip link del ibpdtn0");
+	EXPECT_NE(0, sh("rdma dev show ibpdt1 2>/dev/null"));
 }
 
 /* ABI checks with raw ioctls: the kernel's answers, not the library's. */
