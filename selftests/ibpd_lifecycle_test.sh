@@ -6,7 +6,8 @@
 # deletion of a namespace that holds a device, renames with a new device
 # taking the old name, devices that follow their netdev as rxe and siw do
 # (rdma link show, the node GUID, the netdev's deletion or move with a
-# file open), and "rmmod ibpd" after all of it. After each step
+# file open), device names across namespaces (the core's rules, which
+# changed in 7.x), and "rmmod ibpd" after all of it. After each step
 # every device has exactly one debugfs directory, whose "name" is its
 # current name, and every file there can be read (a directory left behind
 # would point into a freed device). Needs IBPD_KO to load the module back;
@@ -22,10 +23,10 @@ holder_in=""
 
 cleanup() {
 	[ -n "$holder_in" ] && exec {holder_in}>&-
-	for ns in ibpd_t1 ibpd_t2 ibpd_t3 ibpd_t4 ibpd_init; do
+	for ns in ibpd_t1 ibpd_t2 ibpd_t3 ibpd_t4 ibpd_t5 ibpd_init; do
 		ip netns del "$ns" 2> /dev/null
 	done
-	for d in ibpdL0 ibpdL1 ibpdL2 ibpdL3 ibpdL3x; do
+	for d in ibpdL0 ibpdL1 ibpdL2 ibpdL3 ibpdL3x ibpdS0 ibpdS1 ibpdS2; do
 		rdma link delete "$d" 2> /dev/null
 	done
 	for n in ibpdn0 ibpdn1 ibpdn2; do
@@ -83,6 +84,16 @@ gone() {
 	! in_init "$1"
 }
 
+# The device that came back to init_net renamed ibdev%d.
+returned() {
+	local d
+
+	for d in /sys/class/infiniband/ibdev[0-9]*; do
+		[ -e "$d" ] && basename "$d" && return 0
+	done
+	return 1
+}
+
 # Starts ibpd_hold on $1 (3 PDs, one MR), its stdin in holder_in; in
 # network namespace $2 if given.
 hold() {
@@ -112,7 +123,7 @@ if ! [ -e /proc/self/ns/net ]; then
 	echo "1..0 # SKIP no network namespaces"
 	exit 4
 fi
-echo "1..16"
+echo "1..20"
 dmesg -c > /dev/null
 # The mode can change only while no other namespace exists.
 {
@@ -237,6 +248,60 @@ ok $? "moving the netdev to another namespace takes the device with it"
 	ip netns del ibpd_t4
 } > "$tap_out" 2>&1
 ok $? "deleting the netdev of a device in another namespace, with a file open there"
+
+# Names across namespaces are the core's, as for rxe: from 7.x a name is
+# unique in its namespace, before on the whole system (EEXIST).
+case $(uname -r) in
+[0-6].*) per_ns=0 ;;
+*) per_ns=1 ;;
+esac
+{
+	rdma link add ibpdS0 type ibpd netdev lo &&
+	rdma dev set ibpdS0 netns ibpd_t1 &&
+	if [ $per_ns = 1 ]; then
+		rdma link add ibpdS0 type ibpd netdev lo && in_init ibpdS0
+	else
+		! rdma link add ibpdS0 type ibpd netdev lo && ! in_init ibpdS0
+	fi && in_ns ibpd_t1 ibpdS0
+} > "$tap_out" 2>&1
+ok $? "the same name in two namespaces: per namespace from 7.x, EEXIST before"
+
+if [ $per_ns = 1 ]; then
+	{
+		! rdma dev set ibpdS0 netns ibpd_t1 &&
+		in_init ibpdS0 && in_ns ibpd_t1 ibpdS0 &&
+		[ "$(dbg_dirs ibpdS0 | wc -l)" = 2 ]
+	} > "$tap_out" 2>&1
+	ok $? "a move onto a name taken there fails and leaves both"
+else
+	skip "a move onto a name taken there: names are unique on the system"
+fi
+
+{
+	rdma link add ibpdS1 type ibpd netdev lo &&
+	! rdma dev set ibpdS1 name ibpdL0 &&
+	in_init ibpdS1 && in_init ibpdL0 && dbg_sound ibpdS1 &&
+	rdma link delete ibpdS1
+} > "$tap_out" 2>&1
+ok $? "a rename onto a taken name fails and leaves both"
+
+# The device that comes back to init_net meets a name taken there: the
+# core renames it ibdev%d.
+if [ $per_ns = 1 ]; then
+	{
+		ip netns add ibpd_t5 &&
+		rdma link add ibpdS2 type ibpd netdev lo &&
+		rdma dev set ibpdS2 netns ibpd_t5 &&
+		rdma link add ibpdS2 type ibpd netdev lo &&
+		ip netns del ibpd_t5 &&
+		wait_for returned && b=$(returned) && dbg_sound "$b" &&
+		"$build/selftests/ibpd_hold" "$b" 1 < /dev/null &&
+		rdma link delete "$b" && rdma link delete ibpdS2
+	} > "$tap_out" 2>&1
+	ok $? "a namespace deleted with a device whose name is taken in init_net: it comes back renamed"
+else
+	skip "a device coming back onto a taken name: names are unique on the system"
+fi
 
 # ibpdL3x is still in ibpd_t3, ibpdL0 in init_net: rmmod takes both.
 if [ -z "${IBPD_KO:-}" ]; then
