@@ -18,9 +18,15 @@ dev=${IBPD_DEV:-ibpd0}
 n=4		# the holder's PDs; with its MR, n + 1 objects
 holder_in=""
 
+# The limit goes back to max before the cgroup goes: before 7.x the
+# controller keeps a cgroup's pool of a device while it has a limit, also
+# after the cgroup is freed, and the device's unregistration then corrupts
+# a list (kernel BUG in rdmacg_unregister_device() on 6.12 at rmmod).
 cleanup() {
 	[ -n "$holder_in" ] && exec {holder_in}>&-
 	wait
+	[ -d "$cgroot/ibpd_rdmacg_lim" ] &&
+		echo "$dev hca_object=max" > "$cgroot/ibpd_rdmacg_lim/rdma.max"
 	rmdir "$cgroot"/ibpd_rdmacg_* 2> /dev/null
 	rm -rf "$tmp"
 }
