@@ -330,6 +330,38 @@ static void pd_id_not_consumed_by_failure(struct kunit *test)
 	ibpd_dealloc_pd(&b->ibpd, NULL);
 }
 
+/*
+ * Nor does one the core aborts after alloc_pd (its response copy failed):
+ * its uobject was never committed to the file's list. A committed PD's
+ * identity, the newest's too, is never given again.
+ */
+static void pd_id_given_back_by_abort(struct kunit *test)
+{
+	struct ibpd_dev *dev = test_dev(test);
+	struct ibpd_pd *a = test_pd(test, dev), *b = test_pd(test, dev);
+	struct ib_uobject uobj = {};
+	LIST_HEAD(file_uobjects);
+	u64 id;
+
+	alloc_pd(test, a);
+	id = a->id;
+	INIT_LIST_HEAD(&uobj.list);
+	b->ibpd.uobject = &uobj;
+	alloc_pd(test, b);
+	KUNIT_EXPECT_EQ(test, id + 1, b->id);
+	ibpd_dealloc_pd(&b->ibpd, NULL);	/* aborted: never listed */
+	alloc_pd(test, b);
+	KUNIT_EXPECT_EQ(test, id + 1, b->id);
+	list_add(&uobj.list, &file_uobjects);
+	ibpd_dealloc_pd(&b->ibpd, NULL);	/* committed, then destroyed */
+	list_del(&uobj.list);
+	b->ibpd.uobject = NULL;
+	alloc_pd(test, b);
+	KUNIT_EXPECT_EQ(test, id + 2, b->id);
+	ibpd_dealloc_pd(&a->ibpd, NULL);
+	ibpd_dealloc_pd(&b->ibpd, NULL);
+}
+
 static void import_fault_knob(struct kunit *test)
 {
 	struct ibpd_dev *dev = test_dev(test);
@@ -351,6 +383,7 @@ static struct kunit_case ibpd_import_cases[] = {
 	KUNIT_CASE(pd_ids_count_up_from_one),
 	KUNIT_CASE(pd_id_survives_pdn_wrap),
 	KUNIT_CASE(pd_id_not_consumed_by_failure),
+	KUNIT_CASE(pd_id_given_back_by_abort),
 	{}
 };
 
