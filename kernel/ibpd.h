@@ -18,9 +18,12 @@
 struct ib_dmah;
 
 /*
- * A PD costs about 300 bytes of kernel memory, charged to the memory cgroup
- * of its creator where the kernel allows it: 2^16 PDs (about 20 MB) is what
- * one user of a shared test box may pin by default. max_pd raises it.
+ * max_pd bounds the live PDs of a device, whoever holds them: 2^16 PDs by
+ * default, about 20 MB of kernel memory at about 300 bytes each (charged
+ * to the memory cgroup of their creator where the kernel allows it). It
+ * is no per-user limit: one user may take them all. What one group of
+ * processes may hold of a device is the rdma cgroup controller's to
+ * limit (rdma.max "DEV hca_object=N", for PDs, MRs and the rest).
  */
 #define IBPD_DEFAULT_MAX_PD	BIT(16)
 #define IBPD_MAX_MR		BIT(20)
@@ -51,6 +54,10 @@ struct ibpd_dev {
 	atomic64_t pd_id;		/* the last PD identity given out */
 	u32 max_pd;
 	struct ibpd_ids mrs;		/* MR key indexes (key >> 8) */
+
+	/* "rdma link add": the netdev, and the netdevice notifier's list */
+	struct net_device *netdev;
+	struct list_head netdev_list;
 
 	struct dentry *ddir;
 	bool fail_alloc_pd;
@@ -97,7 +104,7 @@ static inline struct ibpd_mr *to_imr(struct ib_mr *ibmr)
 
 /* main.c */
 extern unsigned int ibpd_max_pd;
-struct ibpd_dev *ibpd_dev_add(const char *name);
+struct ibpd_dev *ibpd_dev_add(const char *name, struct net_device *netdev);
 void ibpd_dev_del(struct ibpd_dev *dev);
 
 /* verbs.c */

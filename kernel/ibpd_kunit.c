@@ -330,6 +330,38 @@ static void pd_id_not_consumed_by_failure(struct kunit *test)
 	ibpd_dealloc_pd(&b->ibpd, NULL);
 }
 
+/*
+ * Nor does one the core aborts after alloc_pd (its response copy failed):
+ * its uobject was never committed to the file's list. A committed PD's
+ * identity, the newest's too, is never given again.
+ */
+static void pd_id_given_back_by_abort(struct kunit *test)
+{
+	struct ibpd_dev *dev = test_dev(test);
+	struct ibpd_pd *a = test_pd(test, dev), *b = test_pd(test, dev);
+	struct ib_uobject uobj = {};
+	LIST_HEAD(file_uobjects);
+	u64 id;
+
+	alloc_pd(test, a);
+	id = a->id;
+	INIT_LIST_HEAD(&uobj.list);
+	b->ibpd.uobject = &uobj;
+	alloc_pd(test, b);
+	KUNIT_EXPECT_EQ(test, id + 1, b->id);
+	ibpd_dealloc_pd(&b->ibpd, NULL);	/* aborted: never listed */
+	alloc_pd(test, b);
+	KUNIT_EXPECT_EQ(test, id + 1, b->id);
+	list_add(&uobj.list, &file_uobjects);
+	ibpd_dealloc_pd(&b->ibpd, NULL);	/* committed, then destroyed */
+	list_del(&uobj.list);
+	b->ibpd.uobject = NULL;
+	alloc_pd(test, b);
+	KUNIT_EXPECT_EQ(test, id + 2, b->id);
+	ibpd_dealloc_pd(&a->ibpd, NULL);
+	ibpd_dealloc_pd(&b->ibpd, NULL);
+}
+
 static void import_fault_knob(struct kunit *test)
 {
 	struct ibpd_dev *dev = test_dev(test);
@@ -351,6 +383,7 @@ static struct kunit_case ibpd_import_cases[] = {
 	KUNIT_CASE(pd_ids_count_up_from_one),
 	KUNIT_CASE(pd_id_survives_pdn_wrap),
 	KUNIT_CASE(pd_id_not_consumed_by_failure),
+	KUNIT_CASE(pd_id_given_back_by_abort),
 	{}
 };
 
@@ -441,7 +474,7 @@ static struct ib_device *find_dev(const char *name)
 
 static void dev_add_registers(struct kunit *test)
 {
-	struct ibpd_dev *dev = ibpd_dev_add("ibpdk%d");
+	struct ibpd_dev *dev = ibpd_dev_add("ibpdk%d", NULL);
 	struct ib_device *ibdev;
 
 	KUNIT_ASSERT_FALSE(test, IS_ERR(dev));
@@ -460,7 +493,7 @@ static void dev_add_registers(struct kunit *test)
 
 static void dev_del_unregisters(struct kunit *test)
 {
-	struct ibpd_dev *dev = ibpd_dev_add("ibpdk%d");
+	struct ibpd_dev *dev = ibpd_dev_add("ibpdk%d", NULL);
 	char name[IB_DEVICE_NAME_MAX];
 	struct ib_device *ibdev;
 
@@ -475,10 +508,10 @@ static void dev_del_unregisters(struct kunit *test)
 
 static void dev_add_name_taken(struct kunit *test)
 {
-	struct ibpd_dev *dev = ibpd_dev_add("ibpdk%d"), *dup;
+	struct ibpd_dev *dev = ibpd_dev_add("ibpdk%d", NULL), *dup;
 
 	KUNIT_ASSERT_FALSE(test, IS_ERR(dev));
-	dup = ibpd_dev_add(dev_name(&dev->ibdev.dev));
+	dup = ibpd_dev_add(dev_name(&dev->ibdev.dev), NULL);
 	KUNIT_EXPECT_TRUE(test, IS_ERR(dup));
 	if (!IS_ERR(dup))
 		ibpd_dev_del(dup);
@@ -487,17 +520,17 @@ static void dev_add_name_taken(struct kunit *test)
 
 static void dev_names_fill_lowest(struct kunit *test)
 {
-	struct ibpd_dev *a = ibpd_dev_add("ibpdk%d"), *b, *c;
+	struct ibpd_dev *a = ibpd_dev_add("ibpdk%d", NULL), *b, *c;
 	char bname[IB_DEVICE_NAME_MAX];
 
 	KUNIT_ASSERT_FALSE(test, IS_ERR(a));
-	b = ibpd_dev_add("ibpdk%d");
+	b = ibpd_dev_add("ibpdk%d", NULL);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(b));
 	KUNIT_EXPECT_STRNEQ(test, dev_name(&a->ibdev.dev),
 			    dev_name(&b->ibdev.dev));
 	strscpy(bname, dev_name(&b->ibdev.dev), sizeof(bname));
 	ibpd_dev_del(b);
-	c = ibpd_dev_add("ibpdk%d");
+	c = ibpd_dev_add("ibpdk%d", NULL);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(c));
 	KUNIT_EXPECT_STREQ(test, bname, dev_name(&c->ibdev.dev));
 	ibpd_dev_del(c);
@@ -506,7 +539,7 @@ static void dev_names_fill_lowest(struct kunit *test)
 
 static void dev_port_and_device_attrs(struct kunit *test)
 {
-	struct ibpd_dev *dev = ibpd_dev_add("ibpdk%d");
+	struct ibpd_dev *dev = ibpd_dev_add("ibpdk%d", NULL);
 	struct ib_port_immutable imm = {};
 	struct ib_port_attr pattr = {};
 	struct ib_device_attr dattr;
@@ -531,7 +564,7 @@ static void dev_port_and_device_attrs(struct kunit *test)
  */
 static void dev_debugfs_once_by_index(struct kunit *test)
 {
-	struct ibpd_dev *dev = ibpd_dev_add("ibpdk%d");
+	struct ibpd_dev *dev = ibpd_dev_add("ibpdk%d", NULL);
 	char index[16];
 	struct dentry *d;
 

@@ -4,13 +4,18 @@
  *
  * Module init/exit and device lifecycle. Devices are created at load time
  * ("ndevs" parameter) and at run time with iproute2's
- * "rdma link add NAME type ibpd netdev DEV"; "rdma link delete NAME" and
- * module unload remove them, disassociating any files still open.
+ * "rdma link add NAME type ibpd netdev DEV"; "rdma link delete NAME", the
+ * unregistration of DEV and module unload remove them, disassociating any
+ * files still open.
  */
 
 #include <kunit/visibility.h>
+#include <linux/list.h>
 #include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/netdevice.h>
 #include <linux/slab.h>
+#include <net/addrconf.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_netlink.h>
 #include <rdma/ibpd-abi.h>
@@ -21,9 +26,29 @@ static unsigned int ndevs = 1;
 module_param(ndevs, uint, 0444);
 MODULE_PARM_DESC(ndevs, "Number of ibpd devices created at load (default 1)");
 
+/* The bounds of the debugfs knob: 0 and more than IBPD_PDN_MAX are EINVAL. */
+static int ibpd_max_pd_param_set(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 1, IBPD_PDN_MAX);
+}
+
+static const struct kernel_param_ops ibpd_max_pd_param_ops = {
+	.set = ibpd_max_pd_param_set,
+	.get = param_get_uint,
+};
+
 unsigned int ibpd_max_pd = IBPD_DEFAULT_MAX_PD;
-module_param_named(max_pd, ibpd_max_pd, uint, 0644);
-MODULE_PARM_DESC(max_pd, "Default max_pd of new devices (default 65536)");
+module_param_cb(max_pd, &ibpd_max_pd_param_ops, &ibpd_max_pd, 0644);
+MODULE_PARM_DESC(max_pd,
+		 "Default max_pd of new devices, 1 to 16777215 (default 65536)");
+
+/*
+ * The devices made by "rdma link add", from ibpd_dev_add() to their
+ * dealloc_driver, for the netdevice notifier: several devices may share
+ * a netdev, where ib_device_get_by_netdev() finds only one.
+ */
+static LIST_HEAD(ibpd_netdev_devs);
+static DEFINE_MUTEX(ibpd_netdev_lock);
 
 /* At registration, and again after each network namespace move. */
 static int ibpd_enable_driver(struct ib_device *ibdev)
@@ -35,6 +60,9 @@ static void ibpd_dealloc_driver(struct ib_device *ibdev)
 {
 	struct ibpd_dev *dev = to_idev(ibdev);
 
+	mutex_lock(&ibpd_netdev_lock);
+	list_del_init(&dev->netdev_list);
+	mutex_unlock(&ibpd_netdev_lock);
 	ibpd_debugfs_dev_exit(dev);
 	ibpd_dev_fini_objects(dev);
 }
@@ -64,11 +92,35 @@ static const struct ib_device_ops ibpd_dev_ops = {
 };
 
 /*
- * Registers a device; NAME may hold a "%d". Once this returns, the device
- * may go away at any time ("rdma link delete"): the pointer is for callers
- * that know better, such as the KUnit suites.
+ * Binds the device to netdev, as rxe and siw are: port 1's netdev (which
+ * "rdma link show" shows), the node GUID from its address, and a place on
+ * the notifier's list, so that the netdev's unregistration takes the
+ * device with it. The core holds the netdev until the device unregisters.
  */
-struct ibpd_dev *ibpd_dev_add(const char *name)
+static int ibpd_dev_set_netdev(struct ibpd_dev *dev, struct net_device *netdev)
+{
+	int ret;
+
+	ret = ib_device_set_netdev(&dev->ibdev, netdev, 1);
+	if (ret)
+		return ret;
+	dev->netdev = netdev;
+	if (netdev->addr_len == ETH_ALEN)
+		addrconf_addr_eui48((u8 *)&dev->ibdev.node_guid,
+				    netdev->dev_addr);
+	mutex_lock(&ibpd_netdev_lock);
+	list_add_tail(&dev->netdev_list, &ibpd_netdev_devs);
+	mutex_unlock(&ibpd_netdev_lock);
+	return 0;
+}
+
+/*
+ * Registers a device, bound to netdev unless it is NULL; NAME may hold a
+ * "%d". Once this returns, the device may go away at any time ("rdma link
+ * delete"): the pointer is for callers that know better, such as the
+ * KUnit suites.
+ */
+struct ibpd_dev *ibpd_dev_add(const char *name, struct net_device *netdev)
 {
 	struct ibpd_dev *dev;
 	int ret;
@@ -88,16 +140,24 @@ struct ibpd_dev *ibpd_dev_add(const char *name)
 	dev->ibdev.num_comp_vectors = 1;
 	strscpy(dev->ibdev.node_desc, "ibpd software PD device",
 		sizeof(dev->ibdev.node_desc));
+	INIT_LIST_HEAD(&dev->netdev_list);
 	ib_set_device_ops(&dev->ibdev, &ibpd_dev_ops);
 	dev->ibdev.driver_def = ibpd_uapi_defs;
 
-	ret = ib_register_device(&dev->ibdev, name, NULL);
-	if (ret) {
-		/* Runs ibpd_dealloc_driver(). */
-		ib_dealloc_device(&dev->ibdev);
-		return ERR_PTR(ret);
+	if (netdev) {
+		ret = ibpd_dev_set_netdev(dev, netdev);
+		if (ret)
+			goto err_dealloc;
 	}
+	ret = ib_register_device(&dev->ibdev, name, NULL);
+	if (ret)
+		goto err_dealloc;
 	return dev;
+
+err_dealloc:
+	/* Runs ibpd_dealloc_driver(); the core puts the netdev. */
+	ib_dealloc_device(&dev->ibdev);
+	return ERR_PTR(ret);
 }
 EXPORT_SYMBOL_IF_KUNIT(ibpd_dev_add);
 
@@ -116,13 +176,43 @@ EXPORT_SYMBOL_IF_KUNIT(ibpd_dev_del);
 
 static int ibpd_newlink(const char *ibdev_name, struct net_device *netdev)
 {
-	/* The netdev is required by the rdma tool's syntax; ibpd has no wire. */
-	return PTR_ERR_OR_ZERO(ibpd_dev_add(ibdev_name));
+	return PTR_ERR_OR_ZERO(ibpd_dev_add(ibdev_name, netdev));
 }
 
 static struct rdma_link_ops ibpd_link_ops = {
 	.type = "ibpd",
 	.newlink = ibpd_newlink,
+};
+
+/*
+ * A netdev going away takes its devices with it, as for rxe and siw: the
+ * unregistration is queued (this runs under RTNL), and its files are
+ * disassociated. A device still registering is missed here, but the
+ * netdev's unregistration repeats NETDEV_UNREGISTER until its last
+ * reference, which that device holds, is gone.
+ */
+static int ibpd_netdev_event(struct notifier_block *nb, unsigned long event,
+			     void *ptr)
+{
+	struct net_device *netdev = netdev_notifier_info_to_dev(ptr);
+	struct ibpd_dev *dev;
+
+	if (event != NETDEV_UNREGISTER)
+		return NOTIFY_DONE;
+
+	mutex_lock(&ibpd_netdev_lock);
+	list_for_each_entry(dev, &ibpd_netdev_devs, netdev_list) {
+		if (dev->netdev != netdev || !ib_device_try_get(&dev->ibdev))
+			continue;
+		ib_unregister_device_queued(&dev->ibdev);
+		ib_device_put(&dev->ibdev);
+	}
+	mutex_unlock(&ibpd_netdev_lock);
+	return NOTIFY_OK;
+}
+
+static struct notifier_block ibpd_netdev_nb = {
+	.notifier_call = ibpd_netdev_event,
 };
 
 static int __init ibpd_init(void)
@@ -133,11 +223,14 @@ static int __init ibpd_init(void)
 	ibpd_debugfs_init();
 
 	for (i = 0; i < ndevs; i++) {
-		ret = PTR_ERR_OR_ZERO(ibpd_dev_add("ibpd%d"));
+		ret = PTR_ERR_OR_ZERO(ibpd_dev_add("ibpd%d", NULL));
 		if (ret)
 			goto err_remove;
 	}
 
+	ret = register_netdevice_notifier(&ibpd_netdev_nb);
+	if (ret)
+		goto err_remove;
 	rdma_link_register(&ibpd_link_ops);
 	return 0;
 
@@ -147,10 +240,17 @@ err_remove:
 	return ret;
 }
 
+/*
+ * No device is made after rdma_link_unregister(), none queued for
+ * unregistration after the notifier's removal; ib_unregister_driver()
+ * then waits for an unregistration already queued (the device's
+ * unregistration lock) and takes the rest.
+ */
 static void __exit ibpd_exit(void)
 {
 	/* Waits for newlink callers; none can start after this. */
 	rdma_link_unregister(&ibpd_link_ops);
+	unregister_netdevice_notifier(&ibpd_netdev_nb);
 	ib_unregister_driver(RDMA_DRIVER_IBPD);
 	ibpd_debugfs_exit();
 }

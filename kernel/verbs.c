@@ -203,7 +203,8 @@ EXPORT_SYMBOL_IF_KUNIT(ibpd_pdn_free);
 /*
  * A PD's identity comes from a counter that never goes back, but for the
  * identity of an allocation that failed: given back when no one took one
- * since, so that failures alone never advance it.
+ * since, so that failures alone never advance it. A concurrent allocation
+ * can make a failed one's identity a gap, never a repeat.
  */
 static void ibpd_pd_id_alloc(struct ibpd_dev *dev, struct ibpd_pd *pd)
 {
@@ -249,9 +250,21 @@ err_free:
 }
 EXPORT_SYMBOL_IF_KUNIT(ibpd_alloc_pd);
 
+/*
+ * An allocation can still fail after alloc_pd, when the core cannot copy
+ * its own response: it aborts the new object, whose uobject it never put
+ * on the file's list (that is, never committed), and calls this. No one
+ * could reach such a PD, so its identity goes back as if alloc_pd had
+ * failed; a committed PD's identity is never given again.
+ */
 int ibpd_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
-	ibpd_pdn_free(to_idev(ibpd->device), to_ipd(ibpd));
+	struct ibpd_dev *dev = to_idev(ibpd->device);
+	struct ibpd_pd *pd = to_ipd(ibpd);
+
+	if (ibpd->uobject && list_empty(&ibpd->uobject->list))
+		ibpd_pd_id_unalloc(dev, pd);
+	ibpd_pdn_free(dev, pd);
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(ibpd_dealloc_pd);
@@ -365,7 +378,8 @@ int ibpd_dev_init_objects(struct ibpd_dev *dev)
 		rhashtable_destroy(&dev->pds.ht);
 		return ret;
 	}
-	dev->max_pd = clamp(ibpd_max_pd, 1U, IBPD_PDN_MAX);
+	/* the parameter's set op keeps it in [1, IBPD_PDN_MAX] */
+	dev->max_pd = READ_ONCE(ibpd_max_pd);
 	atomic64_set(&dev->pd_id, 0);
 	return 0;
 }

@@ -4,7 +4,10 @@
 # Device lifecycle in the test VM, as root: network namespace moves (there
 # and back, with a file open), "rdma link delete" inside a namespace, the
 # deletion of a namespace that holds a device, renames with a new device
-# taking the old name, and "rmmod ibpd" after all of it. After each step
+# taking the old name, devices that follow their netdev as rxe and siw do
+# (rdma link show, the node GUID, the netdev's deletion or move with a
+# file open), device names across namespaces (the core's rules, which
+# changed in 7.x), and "rmmod ibpd" after all of it. After each step
 # every device has exactly one debugfs directory, whose "name" is its
 # current name, and every file there can be read (a directory left behind
 # would point into a freed device). Needs IBPD_KO to load the module back;
@@ -20,11 +23,14 @@ holder_in=""
 
 cleanup() {
 	[ -n "$holder_in" ] && exec {holder_in}>&-
-	for ns in ibpd_t1 ibpd_t2 ibpd_t3 ibpd_init; do
+	for ns in ibpd_t1 ibpd_t2 ibpd_t3 ibpd_t4 ibpd_t5 ibpd_init; do
 		ip netns del "$ns" 2> /dev/null
 	done
-	for d in ibpdL0 ibpdL1 ibpdL2 ibpdL3 ibpdL3x; do
+	for d in ibpdL0 ibpdL1 ibpdL2 ibpdL3 ibpdL3x ibpdS0 ibpdS1 ibpdS2; do
 		rdma link delete "$d" 2> /dev/null
+	done
+	for n in ibpdn0 ibpdn1 ibpdn2; do
+		ip link del "$n" 2> /dev/null
 	done
 	rdma system set netns shared 2> /dev/null
 	rm -rf "$tmp"
@@ -74,10 +80,29 @@ in_ns() {	# in_ns NS DEV
 	ip netns exec "$1" test -e "/sys/class/infiniband/$2"
 }
 
-# Starts ibpd_hold on $1 (3 PDs, one MR), its stdin in holder_in.
+gone() {
+	! in_init "$1"
+}
+
+# The device that came back to init_net renamed ibdev%d.
+returned() {
+	local d
+
+	for d in /sys/class/infiniband/ibdev[0-9]*; do
+		[ -e "$d" ] && basename "$d" && return 0
+	done
+	return 1
+}
+
+# Starts ibpd_hold on $1 (3 PDs, one MR), its stdin in holder_in; in
+# network namespace $2 if given.
 hold() {
+	local ns=()
+
+	[ -n "${2:-}" ] && ns=(ip netns exec "$2")
 	mkfifo "$tmp/fifo"
-	"$build/selftests/ibpd_hold" "$1" 3 < "$tmp/fifo" > "$tmp/hold.out" 2>&1 &
+	"${ns[@]}" "$build/selftests/ibpd_hold" "$1" 3 < "$tmp/fifo" \
+		> "$tmp/hold.out" 2>&1 &
 	exec {holder_in}> "$tmp/fifo"
 	wait_for grep -q ready "$tmp/hold.out"
 }
@@ -86,6 +111,7 @@ release() {
 	exec {holder_in}>&-
 	holder_in=""
 	wait
+	rm -f "$tmp/fifo"
 }
 
 num_pds() {
@@ -97,7 +123,7 @@ if ! [ -e /proc/self/ns/net ]; then
 	echo "1..0 # SKIP no network namespaces"
 	exit 4
 fi
-echo "1..12"
+echo "1..20"
 dmesg -c > /dev/null
 # The mode can change only while no other namespace exists.
 {
@@ -178,6 +204,105 @@ ok $? "no debugfs directory made twice, no failed namespace move (dmesg)"
 	[ "$(ip netns exec ibpd_t3 cat /sys/class/infiniband/ibpdL3x/hca_type)" = ibpd ]
 ok $? "sysfs hca_type is \"ibpd\" (after renames and namespace moves too)"
 
+# Devices that follow their netdev, as rxe and siw do.
+{
+	ip link add ibpdn0 type dummy &&
+	ip link set ibpdn0 address 02:11:22:33:44:55 up &&
+	rdma link add ibpdN0 type ibpd netdev ibpdn0 &&
+	rdma link show ibpdN0/1 | grep -w "netdev ibpdn0" &&
+	[ "$(cat /sys/class/infiniband/ibpdN0/node_guid)" = 0011:22ff:fe33:4455 ] &&
+	rdma link show ibpd0/1 && ! rdma link show ibpd0/1 | grep -w netdev &&
+	[ "$(cat /sys/class/infiniband/ibpd0/node_guid)" = 0000:0000:0000:0000 ]
+} > "$tap_out" 2>&1
+ok $? "rdma link show shows the netdev, the node GUID is its MAC's EUI-64 (none for ibpd0)"
+
+{
+	hold ibpdN0 &&
+	[ "$(num_pds ibpdN0)" = 3 ] &&
+	timeout 60 ip link del ibpdn0 &&
+	gone ibpdN0 && dbg_gone ibpdN0 &&
+	release
+} > "$tap_out" 2>&1
+ok $? "deleting the netdev with a file open: the device goes, the file's close frees everything"
+
+# ip link set netns unregisters the netdev in its namespace: the device
+# goes, asynchronously (no one waits for the netdev's references).
+{
+	ip link add ibpdn1 type dummy &&
+	rdma link add ibpdN1 type ibpd netdev ibpdn1 &&
+	ip link set ibpdn1 netns ibpd_t1 &&
+	wait_for gone ibpdN1 && wait_for dbg_gone ibpdN1 &&
+	ip netns exec ibpd_t1 ip link del ibpdn1
+} > "$tap_out" 2>&1
+ok $? "moving the netdev to another namespace takes the device with it"
+
+{
+	ip netns add ibpd_t4 &&
+	ip link add ibpdn2 type dummy &&
+	rdma link add ibpdN2 type ibpd netdev ibpdn2 &&
+	rdma dev set ibpdN2 netns ibpd_t4 &&
+	hold ibpdN2 ibpd_t4 &&
+	timeout 60 ip link del ibpdn2 &&
+	! in_ns ibpd_t4 ibpdN2 && dbg_gone ibpdN2 &&
+	release &&
+	ip netns del ibpd_t4
+} > "$tap_out" 2>&1
+ok $? "deleting the netdev of a device in another namespace, with a file open there"
+
+# Names across namespaces are the core's, as for rxe: from 7.x a name is
+# unique in its namespace, before on the whole system (EEXIST).
+case $(uname -r) in
+[0-6].*) per_ns=0 ;;
+*) per_ns=1 ;;
+esac
+{
+	rdma link add ibpdS0 type ibpd netdev lo &&
+	rdma dev set ibpdS0 netns ibpd_t1 &&
+	if [ $per_ns = 1 ]; then
+		rdma link add ibpdS0 type ibpd netdev lo && in_init ibpdS0
+	else
+		! rdma link add ibpdS0 type ibpd netdev lo && ! in_init ibpdS0
+	fi && in_ns ibpd_t1 ibpdS0
+} > "$tap_out" 2>&1
+ok $? "the same name in two namespaces: per namespace from 7.x, EEXIST before"
+
+if [ $per_ns = 1 ]; then
+	{
+		! rdma dev set ibpdS0 netns ibpd_t1 &&
+		in_init ibpdS0 && in_ns ibpd_t1 ibpdS0 &&
+		[ "$(dbg_dirs ibpdS0 | wc -l)" = 2 ]
+	} > "$tap_out" 2>&1
+	ok $? "a move onto a name taken there fails and leaves both"
+else
+	skip "a move onto a name taken there: names are unique on the system"
+fi
+
+{
+	rdma link add ibpdS1 type ibpd netdev lo &&
+	! rdma dev set ibpdS1 name ibpdL0 &&
+	in_init ibpdS1 && in_init ibpdL0 && dbg_sound ibpdS1 &&
+	rdma link delete ibpdS1
+} > "$tap_out" 2>&1
+ok $? "a rename onto a taken name fails and leaves both"
+
+# The device that comes back to init_net meets a name taken there: the
+# core renames it ibdev%d.
+if [ $per_ns = 1 ]; then
+	{
+		ip netns add ibpd_t5 &&
+		rdma link add ibpdS2 type ibpd netdev lo &&
+		rdma dev set ibpdS2 netns ibpd_t5 &&
+		rdma link add ibpdS2 type ibpd netdev lo &&
+		ip netns del ibpd_t5 &&
+		wait_for returned && b=$(returned) && dbg_sound "$b" &&
+		"$build/selftests/ibpd_hold" "$b" 1 < /dev/null &&
+		rdma link delete "$b" && rdma link delete ibpdS2
+	} > "$tap_out" 2>&1
+	ok $? "a namespace deleted with a device whose name is taken in init_net: it comes back renamed"
+else
+	skip "a device coming back onto a taken name: names are unique on the system"
+fi
+
 # ibpdL3x is still in ibpd_t3, ibpdL0 in init_net: rmmod takes both.
 if [ -z "${IBPD_KO:-}" ]; then
 	skip "rmmod after the lifecycle events: IBPD_KO is not set"
@@ -192,10 +317,16 @@ fi
 } > "$tap_out" 2>&1
 ok $? "rmmod ibpd after all of that, with a device in a namespace"
 
+# max_pd has one rule, at load as in debugfs: 1 to 2^24 - 1.
 {
+	dmesg -c > /dev/null &&
+	! insmod "$IBPD_KO" max_pd=0 &&
+	dmesg | grep "invalid for parameter .max_pd" &&
+	! insmod "$IBPD_KO" max_pd=16777216 &&
+	! [ -d "$dbg" ] &&
 	insmod "$IBPD_KO" && in_init ibpd0 && dbg_sound ibpd0
 } > "$tap_out" 2>&1
-ok $? "insmod again: ibpd0 back"
+ok $? "insmod with max_pd 0 or 2^24 fails (EINVAL); insmod again: ibpd0 back"
 
 # The namespace's deletion runs in a workqueue: rmmod may meet the device
 # on its way back to init_net.

@@ -294,6 +294,43 @@ TEST_F(pd, failed_alloc_keeps_identity)
 }
 
 /*
+ * Nor does one that fails after the PD was made, when the core cannot
+ * write its response: three ioctl allocations and a write-path ALLOC_PD
+ * whose responses go to a read-only page (the driver response of the
+ * write path is empty, so that the core's own copy is what fails).
+ */
+TEST_F(pd, failed_response_keeps_identity)
+{
+	struct ib_uverbs_alloc_pd req = {};
+	struct pd a, b;
+	uint32_t h;
+	void *ro;
+	int i;
+
+	ro = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, ro);
+	ASSERT_EQ(0, pd_alloc(self->fd, &a));
+	for (i = 0; i < 3; i++)
+		EXPECT_EQ(EFAULT, test_pd_alloc_resp(self->fd, &h, ro));
+	EXPECT_EQ(EFAULT,
+		  raw_write(self->fd, IB_USER_VERBS_CMD_ALLOC_PD, &req,
+			    sizeof(req), ro,
+			    sizeof(struct ib_uverbs_alloc_pd_resp), NULL, 0,
+			    NULL, 0));
+	EXPECT_EQ(self->base_pds + 1, dbg_read("num_pds"));
+	ASSERT_EQ(0, pd_alloc(self->fd, &b));
+	EXPECT_EQ(a.id + 1, b.id);
+	ASSERT_EQ(0, test_pd_destroy(self->fd, b.handle));
+	ASSERT_EQ(0, test_pd_destroy(self->fd, a.handle));
+
+	/* a destroyed PD's identity is not given again, even the newest's */
+	ASSERT_EQ(0, pd_alloc(self->fd, &a));
+	EXPECT_EQ(b.id + 1, a.id);
+	ASSERT_EQ(0, test_pd_destroy(self->fd, a.handle));
+	munmap(ro, 4096);
+}
+
+/*
  * udata rules: driver input the driver does not define must be zero
  * (EOPNOTSUPP otherwise); a response buffer longer than the driver's
  * response is zero-filled.
@@ -662,6 +699,45 @@ TEST_F(pd, max_pd_enomem)
 	EXPECT_EQ(-1, dbg_write("max_pd", 0));
 }
 
+/* Writes val to the max_pd module parameter: 0 or the errno. */
+static int param_write_max_pd(const char *val)
+{
+	int fd = open("/sys/module/ibpd/parameters/max_pd", O_WRONLY);
+	int err = 0;
+
+	if (fd < 0)
+		return errno;
+	if (write(fd, val, strlen(val)) < 0)
+		err = errno;
+	close(fd);
+	return err;
+}
+
+/*
+ * One rule for max_pd, the module parameter (the default of new devices,
+ * also at load) as the debugfs knob: 1 to IBPD_PDN_MAX, EINVAL otherwise.
+ */
+TEST(max_pd_param_bounds)
+{
+	char old[32] = "", max[32];
+	FILE *f = fopen("/sys/module/ibpd/parameters/max_pd", "r");
+
+	if (!f)
+		SKIP(return, "no ibpd module parameters");
+	ASSERT_NE(NULL, fgets(old, sizeof(old), f));
+	fclose(f);
+	snprintf(max, sizeof(max), "%u", IBPD_PDN_MAX + 1);
+	EXPECT_EQ(EINVAL, param_write_max_pd("0"));
+	EXPECT_EQ(EINVAL, param_write_max_pd(max));
+	EXPECT_EQ(EINVAL, param_write_max_pd("-1"));
+	EXPECT_EQ(-1, dbg_write("max_pd", 0));
+	EXPECT_EQ(-1, dbg_write("max_pd", IBPD_PDN_MAX + 1));
+	snprintf(max, sizeof(max), "%u", IBPD_PDN_MAX);
+	EXPECT_EQ(0, param_write_max_pd(max));
+	EXPECT_EQ(0, param_write_max_pd("1"));
+	EXPECT_EQ(0, param_write_max_pd(old));
+}
+
 TEST_F(pd, fault_alloc_pd)
 {
 	struct pd pd;
@@ -921,17 +997,20 @@ static int sh(const char *cmd)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-TEST(device_delete_with_open_files)
+/*
+ * Deletes device NAME with a file open (a second context, a PD imported
+ * there, an MR) by running DEL: no hang, the file is disassociated, later
+ * calls fail with EIO, destroy and close still work.
+ */
+static void delete_with_open_files(struct __test_metadata *_metadata,
+				   const char *name, const char *del)
 {
 	void *buf = aligned_alloc(4096, 4096);
 	uint32_t mr, mr2, h;
 	int fd, fd2;
 	struct pd pd;
 
-	if (sh("rdma link add ibpdt0 type ibpd netdev lo"))
-		SKIP(return, "rdma link add failed");
-	ASSERT_NE(0, sh("rdma link add ibpdt0 type ibpd netdev lo 2>/dev/null"));
-	fd = test_open("ibpdt0");
+	fd = test_open(name);
 	ASSERT_LE(0, fd);
 	fd2 = dup_ctx(fd);
 	ASSERT_LE(0, fd2);
@@ -940,7 +1019,7 @@ TEST(device_delete_with_open_files)
 	ASSERT_EQ(0, test_pd_import(fd2, pd.handle, NULL, NULL, NULL, NULL));
 
 	/* must not hang: the files are disassociated */
-	ASSERT_EQ(0, sh("rdma link delete ibpdt0"));
+	ASSERT_EQ(0, sh(del));
 
 	EXPECT_EQ(EIO, test_pd_alloc(fd, &h, NULL, NULL));
 	EXPECT_EQ(EIO, test_pd_alloc_write(fd, &h, NULL));
@@ -955,8 +1034,33 @@ TEST(device_delete_with_open_files)
 	EXPECT_EQ(ENOENT, test_pd_destroy(fd2, pd.handle));
 	EXPECT_EQ(0, close(fd2));
 	EXPECT_EQ(0, close(fd));
-	EXPECT_EQ(-ENODEV, test_open("ibpdt0"));
+	EXPECT_EQ(-ENODEV, test_open(name));
 	free(buf);
+}
+
+TEST(device_delete_with_open_files)
+{
+	if (sh("rdma link add ibpdt0 type ibpd netdev lo"))
+		SKIP(return, "rdma link add failed");
+	ASSERT_NE(0, sh("rdma link add ibpdt0 type ibpd netdev lo 2>/dev/null"));
+	delete_with_open_files(_metadata, "ibpdt0", "rdma link delete ibpdt0");
+}
+
+/*
+ * As rxe and siw: the unregistration of its netdev takes the device with
+ * it. "ip link del" returns once the device has let the netdev go, that
+ * is, once it is unregistered and its files disassociated.
+ */
+TEST(netdev_delete_with_open_files)
+{
+	if (sh("ip link add ibpdtn0 type dummy"))
+		SKIP(return, "no dummy netdev");
+	if (sh("rdma link add ibpdt1 type ibpd netdev ibpdtn0")) {
+		sh("ip link del ibpdtn0");
+		SKIP(return, "rdma link add failed");
+	}
+	delete_with_open_files(_metadata, "ibpdt1", "ip link del ibpdtn0");
+	EXPECT_NE(0, sh("rdma dev show ibpdt1 2>/dev/null"));
 }
 
 /* ABI checks with raw ioctls: the kernel's answers, not the library's. */

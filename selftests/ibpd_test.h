@@ -264,23 +264,33 @@ enum {
 	TEST_COMPAT_ATTR_RESP_ID,
 };
 
-/* pdn and id may be NULL. */
-static inline int test_pd_alloc(int fd, uint32_t *handle, uint32_t *pdn,
-				uint64_t *id)
+/* The response goes to *drv, which a test may make unwritable. */
+static inline int test_pd_alloc_resp(int fd, uint32_t *handle,
+				     struct ibpd_alloc_pd_resp *drv)
 {
-	struct ibpd_alloc_pd_resp drv = {};
 	struct raw_cmd c;
 	int err;
 
 	raw_init(&c, UVERBS_OBJECT_PD, TEST_COMPAT_METHOD_PD_ALLOC);
 	raw_attr(&c, TEST_COMPAT_ATTR_HANDLE, 0, 0);
-	raw_attr(&c, TEST_COMPAT_ATTR_RESP_PDN, sizeof(drv.pdn),
-		 (uintptr_t)&drv.pdn);
-	raw_attr(&c, TEST_COMPAT_ATTR_RESP_ID, sizeof(drv.id),
-		 (uintptr_t)&drv.id);
+	raw_attr(&c, TEST_COMPAT_ATTR_RESP_PDN, sizeof(drv->pdn),
+		 (uintptr_t)&drv->pdn);
+	raw_attr(&c, TEST_COMPAT_ATTR_RESP_ID, sizeof(drv->id),
+		 (uintptr_t)&drv->id);
 	err = raw_exec(fd, &c);
-	if (!err) {
+	if (!err)
 		*handle = c.attrs[0].data;
+	return err;
+}
+
+/* pdn and id may be NULL. */
+static inline int test_pd_alloc(int fd, uint32_t *handle, uint32_t *pdn,
+				uint64_t *id)
+{
+	struct ibpd_alloc_pd_resp drv = {};
+	int err = test_pd_alloc_resp(fd, handle, &drv);
+
+	if (!err) {
 		if (pdn)
 			*pdn = drv.pdn;
 		if (id)

@@ -30,7 +30,7 @@ done
 # which wants the namespaces the soak deletes gone
 IBPD_SOAK_SECONDS=${IBPD_SOAK_SECONDS:-60} "$build/selftests/ibpd_soak" || rc=1
 # exit status 4: the kernel cannot run it (kselftest's skip)
-for t in ibpd_memcg_test.sh ibpd_lifecycle_test.sh; do
+for t in ibpd_memcg_test.sh ibpd_rdmacg_test.sh ibpd_lifecycle_test.sh; do
 	"$dir/$t"
 	r=$?
 	[ $r = 0 ] || [ $r = 4 ] || rc=1

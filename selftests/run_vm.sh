@@ -19,7 +19,7 @@ done
 # The rxe differential runs through libibverbs: selftests/verbs/run.sh.
 "$dir/ibpd_tool_test.sh" || rc=1
 # exit status 4: the kernel cannot run it (kselftest's skip)
-for t in ibpd_memcg_test.sh ibpd_lifecycle_test.sh; do
+for t in ibpd_memcg_test.sh ibpd_rdmacg_test.sh ibpd_lifecycle_test.sh; do
 	"$dir/$t"
 	r=$?
 	[ $r = 0 ] || [ $r = 4 ] || rc=1
