@@ -188,22 +188,31 @@ TEST_F(seed, alloc_dealloc)
 
 /*
  * A uverbs file nobody made a context on cannot be imported, and a failed
- * ibv_import_device() leaves the fd open and the caller's: ibpd's
- * import_context never closes it (rxe's provider has none: EOPNOTSUPP).
+ * ibv_import_device() leaves the fd open and the caller's, and no other fd
+ * behind: ibpd's import_context closes only the duplicate that a
+ * libibverbs with the generic import helpers gives it (rxe's provider has
+ * none on stock libibverbs: EOPNOTSUPP).
  */
 TEST_F(seed, import_device_failure_keeps_fd)
 {
+	int fd, lowest, after;
 	char path[128];
-	int fd;
 
 	snprintf(path, sizeof(path), "/dev/infiniband/%s",
 		 self->ctx->device->dev_name);
 	fd = open(path, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, fd);
+	lowest = dup(fd);
+	ASSERT_LE(0, lowest);
+	ASSERT_EQ(0, close(lowest));
 	errno = 0;
 	ASSERT_EQ(NULL, ibv_import_device(fd));
 	ASSERT_NE(0, errno);
 	ASSERT_LE(0, fcntl(fd, F_GETFD));
+	after = dup(fd);
+	ASSERT_LE(0, after);
+	ASSERT_EQ(0, close(after));
+	ASSERT_EQ(lowest, after);
 	ASSERT_EQ(0, close(fd));
 }
 

@@ -138,9 +138,19 @@ static struct verbs_context *ibpd_alloc_context(struct ibv_device *ibdev,
 }
 
 /*
- * On failure cmd_fd stays open and the caller's, as it was before the call
- * (only libibverbs' own verbs_init_context() closes it, when out of memory).
+ * Who owns cmd_fd when the import fails. A libibverbs with the generic
+ * import helpers (verbs_import_and_alloc_context) hands import_context a
+ * duplicate of the caller's fd, which import_context owns and closes on
+ * failure, as alloc_context does. Older ones hand it the caller's fd, which
+ * stays open and the caller's (only their verbs_init_context() closes it,
+ * when out of memory).
  */
+#ifdef verbs_import_and_alloc_context
+#define IBPD_IMPORT_OWNS_FD true
+#else
+#define IBPD_IMPORT_OWNS_FD false
+#endif
+
 static struct verbs_context *ibpd_import_context(struct ibv_device *ibdev,
 						 int cmd_fd)
 {
@@ -153,7 +163,8 @@ static struct verbs_context *ibpd_import_context(struct ibv_device *ibdev,
 
 	ret = ibv_cmd_query_context(&ctx->ibv_ctx.context, NULL);
 	if (ret) {
-		ctx->ibv_ctx.context.cmd_fd = -1;
+		if (!IBPD_IMPORT_OWNS_FD)
+			ctx->ibv_ctx.context.cmd_fd = -1;
 		ibpd_uninit_context(ctx);
 		errno = ret;
 		return NULL;
