@@ -56,12 +56,13 @@ provider-all: $(addprefix provider-abi,$(provider-abis))
 
 # provider-build ABI: the library, the provider link libibverbs opens, the
 # link applications build against; then a check that it is the wanted ABI.
+# The rdma-core build tree is the cache's, or IBPD_RDMA_CORE_NN (debian/rules).
 define provider-build
 provider-abi$(1): $(B)/provider/abi$(1)/libibpd.so.1
 
 $(B)/provider/abi$(1)/libibpd.so.1: $(provider-deps)
 	@mkdir -p $$(@D)
-	rc=$$$$(scripts/rdma-core-fetch $(provider-rdma-core-$(1))) && \
+	rc=$$$${IBPD_RDMA_CORE_$(1):-$$$$(scripts/rdma-core-fetch $(provider-rdma-core-$(1)))} && \
 	$$(CC) $$(provider-cflags) -I$$$$rc/include -Iuapi -Iuser/provider \
 		$$(provider-ldflags) -o $$@.tmp $(provider-srcs) \
 		-L$$$$rc/lib -libverbs
