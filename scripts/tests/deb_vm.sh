@@ -39,6 +39,12 @@ apt_get() {	# apt_get ARGS...: offline, everything else is installed
 	return "${PIPESTATUS[0]}"
 }
 
+# Our packages dpkg has installed, or has the conffiles of.
+known() {
+	dpkg-query -W -f='${db:Status-Abbrev}${Package}\n' "${pkgs[@]}" 2> /dev/null |
+		sed -n 's/^.[^n]. *//p'
+}
+
 debs() { for p in "${pkgs[@]}"; do ls "$1/${p}_"*.deb; done; }
 
 # dkms status of ibpd: "ibpd/VERSION, KVER, ARCH: installed" lines
@@ -72,7 +78,7 @@ ln -s /usr/src/linux-headers-"$kver" "$m/build"
 # under TCG): what man-db/auto-update=false does.
 rm -f /var/lib/man-db/auto-update
 [ -f "$m/build/Makefile" ] && grep -q '^kernel/drivers/infiniband/core/ib_uverbs.ko:' "$m/modules.dep" &&
-	! dpkg-query -W "${pkgs[@]}" > "$out" 2>&1 && [ ! -e /etc/libibverbs.d/ibpd.driver ]
+	[ -z "$(known)" ] && [ ! -e /etc/libibverbs.d/ibpd.driver ]
 case_ $? "kernel $kver: its RDMA core modules, headers at $m/build; no ibpd package, no ibpd.driver"
 files > /tmp/files.before
 
@@ -122,11 +128,12 @@ case_ $? "apt-get remove: DKMS removed the module (modprobe finds none), library
 	[ "$(dpkg-query -W -f='${db:Status-Abbrev}' libibpd1)" = "rc " ]
 case_ $? "apt-get remove: ibpd.driver (a conffile) stays until the purge"
 
+# Those without a conffile are gone already: apt-get knows no such package.
+mapfile -t left < <(known)
 t=$SECONDS
-apt_get purge "${pkgs[@]}"
+apt_get purge "${left[@]}"
 rc=$?
 echo "# apt-get purge: $((SECONDS - t)) s"
 files > /tmp/files.after
-[ $rc = 0 ] && diff /tmp/files.before /tmp/files.after >> "$out" &&
-	! dpkg-query -W "${pkgs[@]}" >> "$out" 2>&1
+[ $rc = 0 ] && diff /tmp/files.before /tmp/files.after >> "$out" && [ -z "$(known)" ]
 case_ $? "apt-get purge: no file left behind (ibpd.driver gone; $(wc -l < /tmp/files.after) paths compared)"
