@@ -16,6 +16,7 @@
 #   make install [PREFIX=/usr/local] [DESTDIR=] [KDIR=]
 #                        library, provider link, ibpd.driver, DV header,
 #                        tool, man pages, module (+depmod)
+#   make deb             Debian packages (debian/, dkms): out/deb/*.deb
 
 VERSION    := 2.0.0
 KERNEL     ?= 6.1
@@ -70,7 +71,7 @@ endif
 include user/provider/provider.mk
 
 .PHONY: all deps module lib selftests check check-quick bench soak demo stage-upstream \
-	upstream-proof clean install \
+	upstream-proof clean install deb \
 	install-lib install-man modules_install modules_install_built FORCE
 
 all: module lib selftests
@@ -164,6 +165,11 @@ upstream-proof:
 
 clean:
 	rm -rf $(B) out
+
+# ibpd-dkms, libibpd1, libibpd-dev, ibpd-tools (dpkg-buildpackage on a copy
+# of the checkout; debian/README.source).
+deb:
+	scripts/deb-build
 
 install: install-lib install-man modules_install
 

@@ -10,9 +10,10 @@
 #
 #   provider            for the provider ABI of the system's libibverbs
 #   provider-all        for every ABI we test (34, 65)
-#   provider-abiNN      for ABI NN: $(B)/provider/abiNN/ (IBPD_PROVIDER_RC:
-#                       against that rdma-core build instead, e.g. the
-#                       staged series' for ABI 66)
+#   provider-abiNN      for ABI NN: $(B)/provider/abiNN/ (IBPD_RDMA_CORE_NN:
+#                       against that rdma-core build tree instead of the
+#                       cache's, e.g. the staged series' for ABI 66, or
+#                       the one debian/rules is given)
 #   provider-tests      $(B)/provider/{seed_test,dv_test,lifecycle_test}
 #   provider-check      the verbs tests in the VM, ibpd0 and rxe0, with the
 #                       system libibverbs, 56.1 and 65.0 (selftests/verbs/run.sh;
@@ -63,7 +64,7 @@ provider-abi$(1): $(B)/provider/abi$(1)/libibpd.so.1
 
 $(B)/provider/abi$(1)/libibpd.so.1: $(provider-deps)
 	@mkdir -p $$(@D)
-	rc=$$$${IBPD_PROVIDER_RC:-$$$$(scripts/rdma-core-fetch $(provider-rdma-core-$(1)))} && \
+	rc=$$$${IBPD_RDMA_CORE_$(1):-$$$$(scripts/rdma-core-fetch $(provider-rdma-core-$(1)))} && \
 	$$(CC) $$(provider-cflags) -I$$$$rc/include -Iuapi -Iuser/provider \
 		$$$$(grep -qs RDMA_DRIVER_IBPD $$$$rc/include/rdma/ib_user_ioctl_verbs.h && \
 			echo -DIBPD_HAVE_DRIVER_ID) \

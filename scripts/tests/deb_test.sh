@@ -1,0 +1,121 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+#
+# The Debian packages, kselftest-style TAP: `make deb` builds the four
+# packages with dpkg-buildpackage, lintian-clean, with the dependencies and
+# files Debian expects; a changelog that disagrees with the Makefile's
+# VERSION stops the build. Then, in the test VM on the stock kernel
+# (scripts/tests/deb_vm.sh), apt-get installs them: DKMS builds the module,
+# modprobe loads it, libibverbs finds ibpd0 through the packaged provider,
+# the packaged tool's demo runs; an upgrade to a second version (built with
+# deb-build --version) keeps working; remove and purge leave no file.
+set -u
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+top=$(cd "$here/../.." && pwd)
+. "$here/tap.sh"
+kernel=${IBPD_DEB_KERNEL:-6.1}
+old=$top/out/deb
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+tap_out=$tmp/out
+new=$tmp/new
+
+echo "TAP version 13"
+
+t=$SECONDS
+make -s -C "$top" deb > "$tmp/out" 2>&1
+ok $? "make deb ($((SECONDS - t)) s)"
+
+version=$(sed -n 's/^VERSION[[:space:]]*:=[[:space:]]*//p' "$top/Makefile")
+deb() { echo "$old/${1}_${version}_$2.deb"; }
+arch=$(dpkg --print-architecture)
+ma=$(gcc -print-multiarch)
+: > "$tmp/out"
+for p in ibpd-dkms:all libibpd1:$arch libibpd-dev:$arch ibpd-tools:$arch; do
+	[ -f "$(deb "${p%:*}" "${p#*:}")" ] || echo "no $(deb "${p%:*}" "${p#*:}")" >> "$tmp/out"
+done
+[ ! -s "$tmp/out" ]
+ok $? "out/deb: ibpd-dkms, libibpd1, libibpd-dev, ibpd-tools $version"
+
+lintian --fail-on error,warning "$old/ibpd_${version}_$arch.changes" > "$tmp/out" 2>&1
+ok $? "lintian: no error, no warning ($(grep -c '^[EWIP]:' "$tmp/out") tags)"
+
+# dkms.conf of the one version; the provider's private ABI pinned.
+abi=$(objdump -T "/usr/lib/$ma/libibverbs.so.1" |
+	sed -n 's/.*IBVERBS_PRIVATE_\([0-9]*\).*/\1/p' | head -n 1)
+{
+	dpkg-deb --fsys-tarfile "$(deb ibpd-dkms all)" |
+		tar -xOf - "./usr/src/ibpd-$version/dkms.conf" > "$tmp/dkms.conf" &&
+	grep -qx "PACKAGE_VERSION=\"$version\"" "$tmp/dkms.conf" &&
+	grep -qx 'AUTOINSTALL="yes"' "$tmp/dkms.conf" &&
+	dpkg-deb -c "$(deb ibpd-dkms all)" | grep -q " ./usr/src/ibpd-$version/kernel/main.c$" &&
+	dpkg-deb -f "$(deb ibpd-dkms all)" Depends | grep -q '^dkms' &&
+	dpkg-deb -f "$(deb ibpd-dkms all)" Recommends | grep -q 'linux-headers'
+} > "$tmp/out" 2>&1
+ok $? "ibpd-dkms: /usr/src/ibpd-$version with dkms.conf (PACKAGE_VERSION $version, AUTOINSTALL); Depends dkms, Recommends the kernel headers"
+
+dep=$(dpkg-deb -f "$(deb libibpd1 "$arch")" Depends)
+echo "Depends: $dep" > "$tmp/out"
+dpkg-deb -c "$(deb libibpd1 "$arch")" >> "$tmp/out"
+echo "$dep" | grep -Eq 'libibverbs1 \(>= [0-9.]+\)' &&
+	echo "$dep" | grep -Eq 'libibverbs1 \(<< [0-9]+~\)' &&
+	grep -q " ./usr/lib/$ma/libibverbs/libibpd-rdmav$abi.so -> ../libibpd.so.1$" "$tmp/out" &&
+	[ "$(dpkg-deb --fsys-tarfile "$(deb libibpd1 "$arch")" |
+		tar -xOf - ./etc/libibverbs.d/ibpd.driver)" = "driver ibpd" ]
+ok $? "libibpd1: provider link libibpd-rdmav$abi.so, ibpd.driver; $dep"
+
+: > "$tmp/out"
+for f in ./usr/include/infiniband/ibpddv.h ./usr/include/rdma/ibpd-abi.h \
+	 "./usr/lib/$ma/libibpd.so -> libibpd.so.1" "./usr/lib/$ma/pkgconfig/libibpd.pc" \
+	 ./usr/share/man/man3/ibpddv_import_pd.3.gz; do
+	dpkg-deb -c "$(deb libibpd-dev "$arch")" | grep -q " $f$" || echo "libibpd-dev: no $f" >> "$tmp/out"
+done
+for f in ./usr/bin/ibpd ./usr/share/man/man1/ibpd.1.gz; do
+	dpkg-deb -c "$(deb ibpd-tools "$arch")" | grep -q " $f$" || echo "ibpd-tools: no $f" >> "$tmp/out"
+done
+[ ! -s "$tmp/out" ]
+ok $? "libibpd-dev: ibpddv.h, uapi headers, libibpd.so, libibpd.pc, man3; ibpd-tools: ibpd, ibpd(1)"
+
+# One version: a Makefile VERSION without its changelog entry fails.
+cp -a "$top/Makefile" "$tmp/Makefile"
+git -C "$top" ls-files -z -co --exclude-standard |
+	(cd "$top" && tar --null -T - -cf -) | (mkdir -p "$tmp/tree" && tar -C "$tmp/tree" -xf -)
+sed -i 's/^VERSION\([[:space:]]*\):=.*/VERSION\1:= 9.9.9/' "$tmp/tree/Makefile"
+(cd "$tmp/tree" && dpkg-buildpackage -us -uc -b) > "$tmp/out" 2>&1
+rc=$?
+[ $rc != 0 ] && grep -q "debian/changelog says $version, the Makefile's VERSION is 9.9.9" "$tmp/out"
+ok $? "a Makefile VERSION (9.9.9) debian/changelog does not repeat stops the build (exit $rc)"
+
+# The second version, for the upgrade: the last number of this one plus 1.
+next=$(echo "$version" | awk -F. -v OFS=. '{ $NF = $NF + 1; print }')
+"$top/scripts/deb-build" --version "$next" --out "$new" > "$tmp/out" 2>&1
+ok $? "deb-build --version $next (the upgrade's packages)"
+
+kcache=$("$top/scripts/kernel-dir" "$kernel")
+t=$SECONDS
+"$top/scripts/vm-run" --kernel "$kernel" --no-ibpd -- \
+	"$here/deb_vm.sh" "$kcache" "$old" "$new" > "$tmp/vm" 2>&1
+rc=$?
+echo "# the VM: $((SECONDS - t)) s"
+# deb_vm.sh's lines: a case's output, then "deb-vm: pass|fail DESC"
+n=0
+: > "$tmp/out"
+while IFS= read -r line; do
+	case $line in
+	"deb-vm: "*)
+		n=$((n + 1))
+		line=${line#deb-vm: }
+		[ "${line%% *}" = pass ]
+		ok $? "VM: ${line#* }"
+		: > "$tmp/out" ;;
+	"# "*) echo "$line" ;;
+	*) echo "$line" >> "$tmp/out" ;;
+	esac
+done < "$tmp/vm"
+[ $rc = 0 ] && [ "$n" = 12 ]
+st=$?
+tail -n 40 "$tmp/vm" > "$tmp/out"
+ok $st "VM: all 12 cases ran, no kernel splat (vm-run exit $rc)"
+
+echo "1..$tap_n"
+tap_totals

@@ -1,0 +1,139 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+#
+# deb_vm.sh KCACHE OLD NEW: deb_test.sh's part in the test VM (vm-run
+# --no-ibpd), whose root is a throw-away overlay over the host's. Lays out
+# the stock kernel as its Debian packages would (modules and headers, from
+# the cache KCACHE), installs the packages of OLD (a directory of .debs) with
+# apt-get, upgrades to NEW's, then removes and purges them. One line per
+# case, "deb-vm: pass|fail DESC", that deb_test.sh turns into TAP; details
+# (apt-get's output as it goes, a failed case's) go to stdout before it.
+set -u
+kcache=$1 old=$2 new=$3
+kver=$(uname -r)
+ma=$(gcc -print-multiarch)
+pkgs=(ibpd-dkms libibpd1 libibpd-dev ibpd-tools)
+out=$(mktemp)
+
+case_() {	# case_ STATUS DESC: the output of the case, then its line
+	local st=pass
+	[ "$1" = 0 ] || { st=fail; sed 's/^/    /' "$out" | tail -n 40; }
+	echo "deb-vm: $st $2"
+	: > "$out"
+}
+
+# What a package or DKMS could leave behind (the kernel's own modules
+# aside). DKMS's signing key (/var/lib/dkms/mok.*), which DKMS makes on its
+# first build for every module, is DKMS's and stays.
+files() {
+	find /etc /usr/bin /usr/src /usr/include /usr/share/doc \
+		/usr/share/man/man1 /usr/share/man/man3 /usr/lib/"$ma" \
+		/var/lib/dkms /lib/modules/"$kver"/ \
+		-path /lib/modules/"$kver"/kernel -prune -o \
+		-path '/var/lib/dkms/mok.*' -prune -o -print 2> /dev/null | sort
+}
+
+apt_get() {	# apt_get ARGS...: offline, everything else is installed
+	DEBIAN_FRONTEND=noninteractive apt-get -y -q --no-install-recommends \
+		-o Dpkg::Use-Pty=0 "$@" 2>&1 | sed -u 's/^/    /'
+	return "${PIPESTATUS[0]}"
+}
+
+# Our packages dpkg has installed, or has the conffiles of.
+known() {
+	dpkg-query -W -f='${db:Status-Abbrev}${Package}\n' "${pkgs[@]}" 2> /dev/null |
+		sed -n 's/^.[^n]. *//p'
+}
+
+debs() { for p in "${pkgs[@]}"; do ls "$1/${p}_"*.deb; done; }
+
+# dkms status of ibpd: "ibpd/VERSION, KVER, ARCH: installed" lines
+dkms_ibpd() { dkms status -m ibpd 2>/dev/null; }
+
+# The device through the packaged provider: the loader opens it from
+# libibverbs' provider directory, named by /etc/libibverbs.d/ibpd.driver.
+device_and_demo() {	# device_and_demo WHAT
+	LD_DEBUG=files ibv_devinfo -d ibpd0 > "$out" 2>&1 &&
+		grep -Eq '^hca_id:[[:space:]]+ibpd0' "$out" &&
+		grep -q "calling init: /usr/lib/$ma/libibverbs/libibpd-rdmav[0-9]*.so" "$out"
+	case_ $? "$1: ibv_devinfo -d ibpd0 sees ibpd0 through the packaged provider"
+	/usr/bin/ibpd demo > "$out" 2>&1
+	case_ $? "$1: /usr/bin/ibpd demo"
+}
+
+# The stock kernel as its packages lay it out: linux-image's modules (only
+# the RDMA core's: depmod over all 4000 reads 380 MB through 9p, minutes
+# under TCG) with modules.dep, linux-headers at /lib/modules/KVER/build.
+# Writes land in the overlay, the cache stays as it is. /dev/fd, which
+# DKMS needs, is udev's to make on a real system.
+[ -e /dev/fd ] || ln -s /proc/self/fd /dev/fd
+m=/lib/modules/$kver
+mkdir -p "$m/kernel/drivers/infiniband"
+cp -a "$kcache/root$m/kernel/drivers/infiniband/core" "$m/kernel/drivers/infiniband/"
+cp -a "$kcache/root$m"/modules.order "$kcache/root$m"/modules.builtin* "$m/"
+depmod "$kver"
+ln -s "$kcache/root/usr/src/linux-headers-$kver" /usr/src/
+ln -s /usr/src/linux-headers-"$kver" "$m/build"
+# man-db's index is no business of this test (its trigger takes minutes
+# under TCG): what man-db/auto-update=false does.
+rm -f /var/lib/man-db/auto-update
+[ -f "$m/build/Makefile" ] && grep -q '^kernel/drivers/infiniband/core/ib_uverbs.ko:' "$m/modules.dep" &&
+	[ -z "$(known)" ] && [ ! -e /etc/libibverbs.d/ibpd.driver ]
+case_ $? "kernel $kver: its RDMA core modules, headers at $m/build; no ibpd package, no ibpd.driver"
+files > /tmp/files.before
+
+v_old=$(dpkg-deb -f "$(ls "$old"/libibpd1_*.deb)" Version)
+v_new=$(dpkg-deb -f "$(ls "$new"/libibpd1_*.deb)" Version)
+t=$SECONDS
+# shellcheck disable=SC2046 # one path a word
+apt_get install $(debs "$old")
+rc=$?
+echo "# apt-get install $v_old (DKMS builds for $kver): $((SECONDS - t)) s"
+[ $rc = 0 ] && dkms_ibpd | tee -a "$out" | grep -q "^ibpd/$v_old, $kver, .*: installed" &&
+	ls "$m"/updates/dkms/ibpd.ko* >> "$out" 2>&1
+case_ $? "apt-get install ./*.deb ($v_old): dkms built and installed ibpd/$v_old for $kver"
+
+modprobe ibpd > "$out" 2>&1 && grep -q '^ibpd ' /proc/modules &&
+	modinfo -n ibpd | grep -q "^$m/updates/dkms/ibpd.ko"
+case_ $? "modprobe ibpd loads the DKMS module"
+device_and_demo "$v_old"
+
+t=$SECONDS
+# shellcheck disable=SC2046
+apt_get install $(debs "$new")
+rc=$?
+echo "# apt-get install $v_new (upgrade; dkms remove $v_old, build $v_new): $((SECONDS - t)) s"
+[ $rc = 0 ] && [ "$(dkms_ibpd | tee -a "$out" | grep -c .)" = 1 ] &&
+	dkms_ibpd | grep -q "^ibpd/$v_new, $kver, .*: installed" &&
+	[ ! -e /usr/src/ibpd-"$v_old" ] && [ -f /usr/src/ibpd-"$v_new"/dkms.conf ] &&
+	[ "$(dpkg-query -W -f='${Version} ' "${pkgs[@]}")" = "$v_new $v_new $v_new $v_new " ]
+case_ $? "upgrade to $v_new: every package $v_new, DKMS has ibpd/$v_new only, /usr/src/ibpd-$v_old gone"
+
+rmmod ibpd > "$out" 2>&1 && modprobe ibpd >> "$out" 2>&1
+case_ $? "$v_new: rmmod ibpd, modprobe ibpd"
+device_and_demo "$v_new"
+
+rmmod ibpd
+t=$SECONDS
+apt_get remove "${pkgs[@]}"
+rc=$?
+echo "# apt-get remove: $((SECONDS - t)) s"
+[ $rc = 0 ] && [ -z "$(dkms_ibpd)" ] && ! ls "$m"/updates/dkms/ibpd.ko* 2> /dev/null &&
+	! modprobe -n ibpd >> "$out" 2>&1 && [ ! -e /usr/lib/"$ma"/libibpd.so.1 ] &&
+	[ ! -e /usr/bin/ibpd ] && [ -z "$(ls -d /usr/src/ibpd-* 2> /dev/null)" ]
+case_ $? "apt-get remove: DKMS removed the module (modprobe finds none), library, tool and source gone"
+
+# A conffile stays until the purge, as with rdma-core's own .driver files.
+[ -f /etc/libibverbs.d/ibpd.driver ] &&
+	[ "$(dpkg-query -W -f='${db:Status-Abbrev}' libibpd1)" = "rc " ]
+case_ $? "apt-get remove: ibpd.driver (a conffile) stays until the purge"
+
+# Those without a conffile are gone already: apt-get knows no such package.
+mapfile -t left < <(known)
+t=$SECONDS
+apt_get purge "${left[@]}"
+rc=$?
+echo "# apt-get purge: $((SECONDS - t)) s"
+files > /tmp/files.after
+[ $rc = 0 ] && diff /tmp/files.before /tmp/files.after >> "$out" && [ -z "$(known)" ]
+case_ $? "apt-get purge: no file left behind (ibpd.driver gone; $(wc -l < /tmp/files.after) paths compared)"
