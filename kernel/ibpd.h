@@ -139,6 +139,17 @@ void ibpd_dev_fini_objects(struct ibpd_dev *dev);
 /* std_types.c */
 extern const struct uapi_definition ibpd_uapi_defs[];
 
+/*
+ * Exported by ib_core, but declared only in drivers/infiniband/core/restrack.h,
+ * which a driver cannot include: IBPD_METHOD_PD_ALLOC builds the object the
+ * core's ib_uverbs_alloc_pd() builds, restrack entry included.
+ */
+void rdma_restrack_add(struct rdma_restrack_entry *res);
+void rdma_restrack_new(struct rdma_restrack_entry *res,
+		       enum rdma_restrack_type type);
+void rdma_restrack_set_name(struct rdma_restrack_entry *res,
+			    const char *caller);
+
 /* debugfs.c */
 void ibpd_debugfs_init(void);
 void ibpd_debugfs_exit(void);

@@ -17,17 +17,6 @@
 #include <rdma/uverbs_named_ioctl.h>
 
 /*
- * Exported by ib_core, but declared only in drivers/infiniband/core/restrack.h,
- * which a driver cannot include: the PD allocation below builds the object
- * the core's ib_uverbs_alloc_pd() builds, restrack entry included.
- */
-void rdma_restrack_add(struct rdma_restrack_entry *res);
-void rdma_restrack_new(struct rdma_restrack_entry *res,
-		       enum rdma_restrack_type type);
-void rdma_restrack_set_name(struct rdma_restrack_entry *res,
-			    const char *caller);
-
-/*
  * The same object as the write-path ALLOC_PD, so that
  * UVERBS_METHOD_PD_DESTROY, MR registration and the close-time cleanup treat
  * both alike; the PD number and identity come back as attributes.
