@@ -19,7 +19,7 @@
 
 bool ibpddv_is_supported(struct ibv_device *device)
 {
-	return device && verbs_get_device(device)->ops == &ibpd_dev_ops;
+	return ibpd_is_ibpd_device(device);
 }
 
 struct ibv_pd *ibpddv_import_pd(struct ibv_context *context,

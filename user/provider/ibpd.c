@@ -4,12 +4,8 @@
  *
  * The rdma-core provider of the ibpd software RDMA device: matching, device
  * and context lifecycle, device and port queries. A device is ours by its
- * driver id, RDMA_DRIVER_IBPD, where the kernel has ibpd in tree and the
- * headers we are built against name it (IBPD_HAVE_DRIVER_ID, probed by the
- * build); the out-of-tree module has no driver id of its own
- * (RDMA_DRIVER_UNKNOWN) and says "ibpd" in its sysfs "hca_type" instead.
- * Never by name, which "rdma dev set" may change. The verbs are the same
- * on both: ibpd's own methods, which it has in and out of tree.
+ * driver id, RDMA_DRIVER_IBPD (out of rdma-core's and the kernel's trees,
+ * compat/provider.h matches it otherwise). The verbs are ibpd's own methods.
  */
 
 #include <config.h>
@@ -17,7 +13,6 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include <infiniband/driver.h>
 #include <rdma/ib_user_ioctl_verbs.h>
@@ -27,29 +22,10 @@
 
 static const struct verbs_context_ops ibpd_ctx_ops;
 
-/* libibverbs walks every provider's table and does not check for NULL. */
 static const struct verbs_match_ent ibpd_match_table[] = {
-#ifdef IBPD_HAVE_DRIVER_ID
 	VERBS_DRIVER_ID(RDMA_DRIVER_IBPD),
-#endif
 	{},
 };
-
-static bool ibpd_match_device(struct verbs_sysfs_dev *sysfs_dev)
-{
-	char hca_type[16];
-
-	/* by driver id, in tree */
-	if (sysfs_dev->match)
-		return true;
-	/* every other driver id is another provider's */
-	if (sysfs_dev->driver_id != RDMA_DRIVER_UNKNOWN)
-		return false;
-	if (ibv_read_ibdev_sysfs_file(hca_type, sizeof(hca_type), sysfs_dev,
-				      "hca_type") <= 0)
-		return false;
-	return strcmp(hca_type, "ibpd") == 0;
-}
 
 static int ibpd_query_device(struct ibv_context *context,
 			     const struct ibv_query_device_ex_input *input,
@@ -81,36 +57,6 @@ static int ibpd_query_port(struct ibv_context *context, uint8_t port,
 	return ibv_cmd_query_port(context, port, attr, &cmd, sizeof(cmd));
 }
 
-/* The write-path GET_CONTEXT; provider ABI 65 added a driver buffer. */
-static int ibpd_cmd_get_context(struct ibpd_context *ctx)
-{
-	struct ib_uverbs_get_context_resp resp;
-	struct ibv_get_context cmd;
-
-#if IBVERBS_PABI_VERSION >= 65
-	return ibv_cmd_get_context(&ctx->ibv_ctx, &cmd, sizeof(cmd), NULL,
-				   &resp, sizeof(resp));
-#else
-	return ibv_cmd_get_context(&ctx->ibv_ctx, &cmd, sizeof(cmd), &resp,
-				   sizeof(resp));
-#endif
-}
-
-static struct ibpd_context *ibpd_init_context(struct ibv_device *ibdev,
-					      int cmd_fd)
-{
-	struct verbs_device *vdev = verbs_get_device(ibdev);
-	struct ibpd_context *ctx;
-
-	/* RDMA_DRIVER_IBPD in tree, RDMA_DRIVER_UNKNOWN out of tree */
-	ctx = verbs_init_and_alloc_context(ibdev, cmd_fd, ctx, ibv_ctx,
-					   vdev->sysfs->driver_id);
-	if (!ctx)
-		return NULL;
-	verbs_set_ops(&ctx->ibv_ctx, &ibpd_ctx_ops);
-	return ctx;
-}
-
 static void ibpd_uninit_context(struct ibpd_context *ctx)
 {
 	verbs_uninit_context(&ctx->ibv_ctx);
@@ -121,55 +67,39 @@ static struct verbs_context *ibpd_alloc_context(struct ibv_device *ibdev,
 						int cmd_fd,
 						void *private_data)
 {
+	struct verbs_device *vdev = verbs_get_device(ibdev);
+	struct ib_uverbs_get_context_resp resp;
+	struct ibv_get_context cmd;
 	struct ibpd_context *ctx;
 	int ret;
 
-	ctx = ibpd_init_context(ibdev, cmd_fd);
+	ctx = verbs_init_and_alloc_context(ibdev, cmd_fd, ctx, ibv_ctx,
+					   vdev->sysfs->driver_id);
 	if (!ctx)
 		return NULL;
 
-	ret = ibpd_cmd_get_context(ctx);
+	ret = ibv_cmd_get_context(&ctx->ibv_ctx, &cmd, sizeof(cmd), NULL,
+				  &resp, sizeof(resp));
 	if (ret) {
 		ibpd_uninit_context(ctx);
 		errno = ret;
 		return NULL;
 	}
+	verbs_set_ops(&ctx->ibv_ctx, &ibpd_ctx_ops);
 	return &ctx->ibv_ctx;
 }
 
-/*
- * Who owns cmd_fd when the import fails. A libibverbs with the generic
- * import helpers (verbs_import_and_alloc_context) hands import_context a
- * duplicate of the caller's fd, which import_context owns and closes on
- * failure, as alloc_context does. Older ones hand it the caller's fd, which
- * stays open and the caller's (only their verbs_init_context() closes it,
- * when out of memory).
- */
-#ifdef verbs_import_and_alloc_context
-#define IBPD_IMPORT_OWNS_FD true
-#else
-#define IBPD_IMPORT_OWNS_FD false
-#endif
-
+/* import_context owns cmd_fd, as alloc_context does: closed on failure. */
 static struct verbs_context *ibpd_import_context(struct ibv_device *ibdev,
 						 int cmd_fd)
 {
+	struct verbs_device *vdev = verbs_get_device(ibdev);
 	struct ibpd_context *ctx;
-	int ret;
 
-	ctx = ibpd_init_context(ibdev, cmd_fd);
-	if (!ctx)
-		return NULL;
-
-	ret = ibv_cmd_query_context(&ctx->ibv_ctx.context, NULL);
-	if (ret) {
-		if (!IBPD_IMPORT_OWNS_FD)
-			ctx->ibv_ctx.context.cmd_fd = -1;
-		ibpd_uninit_context(ctx);
-		errno = ret;
-		return NULL;
-	}
-	return &ctx->ibv_ctx;
+	ctx = verbs_import_and_alloc_context(ibdev, cmd_fd, ctx, ibv_ctx,
+					     vdev->sysfs->driver_id,
+					     &ibpd_ctx_ops);
+	return ctx ? &ctx->ibv_ctx : NULL;
 }
 
 static void ibpd_free_context(struct ibv_context *ibctx)
@@ -195,9 +125,16 @@ static void ibpd_uninit_device(struct verbs_device *verbs_device)
 	free(container_of(verbs_device, struct ibpd_device, ibv_dev));
 }
 
+/* A device is ibpd's when ibpd's alloc_device made it. */
+bool ibpd_is_ibpd_device(struct ibv_device *device)
+{
+	return device &&
+	       verbs_get_device(device)->ops->alloc_device == ibpd_device_alloc;
+}
+
 bool ibpd_is_ibpd_context(struct ibv_context *context)
 {
-	return context && verbs_get_device(context->device)->ops == &ibpd_dev_ops;
+	return context && ibpd_is_ibpd_device(context->device);
 }
 
 static const struct verbs_context_ops ibpd_ctx_ops = {
@@ -214,12 +151,11 @@ static const struct verbs_context_ops ibpd_ctx_ops = {
 	.unimport_pd = ibpd_unimport_pd,
 };
 
-const struct verbs_device_ops ibpd_dev_ops = {
+static const struct verbs_device_ops ibpd_dev_ops = {
 	.name = "ibpd",
 	.match_min_abi_version = IBPD_UVERBS_ABI_VERSION,
 	.match_max_abi_version = IBPD_UVERBS_ABI_VERSION,
 	.match_table = ibpd_match_table,
-	.match_device = ibpd_match_device,
 	.alloc_device = ibpd_device_alloc,
 	.uninit_device = ibpd_uninit_device,
 	.alloc_context = ibpd_alloc_context,

@@ -31,11 +31,8 @@ static inline struct ibpd_pd *to_ipd(struct ibv_pd *ibpd)
 	return container_of(ibpd, struct ibpd_pd, ibv_pd);
 }
 
-extern const struct verbs_device_ops ibpd_dev_ops;
-
+bool ibpd_is_ibpd_device(struct ibv_device *device);
 bool ibpd_is_ibpd_context(struct ibv_context *context);
-/* How often an import or query tries while a destroy holds the PD (EBUSY). */
-#define IBPD_IMPORT_BUSY_TRIES 100
 int ibpd_cmd_pd_import(struct ibv_context *context, uint32_t pd_handle,
 		       uint64_t expect_id, struct ibpd_pd *pd,
 		       uint32_t *usecnt);

@@ -20,6 +20,9 @@
 
 #include "ibpd.h"
 
+/* How often an import or query tries while a destroy holds the PD (EBUSY). */
+#define IBPD_IMPORT_BUSY_TRIES 100
+
 struct ibv_pd *ibpd_alloc_pd(struct ibv_context *context)
 {
 	DECLARE_COMMAND_BUFFER(cmd, UVERBS_OBJECT_PD, IBPD_METHOD_PD_ALLOC, 3);
