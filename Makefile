@@ -134,7 +134,7 @@ check: deps
 	$(MAKE) all provider-all
 	scripts/check
 
-# A few minutes warm: the static checks and one kernel's kselftests.
+# The fast tier: the static checks, one kernel's kselftests and verbs tests.
 check-quick: all
 	KERNELS="$(or $(KERNELS),$(KERNEL))" IBPD_QUICK=1 scripts/check
 
