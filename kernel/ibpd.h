@@ -8,8 +8,6 @@
 
 #include <linux/bits.h>
 #include <linux/list.h>
-#include <linux/rhashtable.h>
-#include <linux/spinlock.h>
 #include <linux/types.h>
 #include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>

@@ -116,26 +116,30 @@ static void pdn_wrap_skips_live(struct kunit *test)
 	ibpd_pdn_free(dev, b);
 }
 
-static void count_pd(struct ibpd_id *id, void *arg)
+/* Whether a walk of the table finds want. */
+static bool walk_finds(struct ibpd_ids *ids, struct ibpd_id *want)
 {
-	struct ibpd_pd **want = arg;
+	struct ibpd_ids_walk walk;
+	struct ibpd_id *id;
+	bool found = false;
 
-	if (container_of(id, struct ibpd_pd, pdn) == *want)
-		*want = NULL;
+	ibpd_ids_walk_init(&walk, ids);
+	ibpd_ids_walk_start(&walk);
+	while ((id = ibpd_ids_walk_next(&walk)))
+		found |= id == want;
+	ibpd_ids_walk_stop(&walk);
+	return found;
 }
 
 static void pdn_tracked_until_free(struct kunit *test)
 {
 	struct ibpd_dev *dev = test_dev(test);
-	struct ibpd_pd *pd = test_pd(test, dev), *found = pd;
+	struct ibpd_pd *pd = test_pd(test, dev);
 
 	KUNIT_ASSERT_EQ(test, 0, ibpd_pdn_alloc(dev, pd));
-	ibpd_ids_for_each(&dev->pds, count_pd, &found);
-	KUNIT_EXPECT_NULL(test, found);
+	KUNIT_EXPECT_TRUE(test, walk_finds(&dev->pds, &pd->pdn));
 	ibpd_pdn_free(dev, pd);
-	found = pd;
-	ibpd_ids_for_each(&dev->pds, count_pd, &found);
-	KUNIT_EXPECT_PTR_EQ(test, pd, found);
+	KUNIT_EXPECT_FALSE(test, walk_finds(&dev->pds, &pd->pdn));
 }
 
 static void max_pd_enforced(struct kunit *test)

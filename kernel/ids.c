@@ -77,30 +77,64 @@ void ibpd_id_free(struct ibpd_ids *ids, struct ibpd_id *obj)
 	atomic_dec(&ids->count);
 }
 
-/*
- * Calls fn on every live id. Holding the lock keeps removals, and so the
- * objects' frees, out; fn must not sleep.
- */
-void ibpd_ids_for_each(struct ibpd_ids *ids,
-		       void (*fn)(struct ibpd_id *id, void *arg), void *arg)
+/* Places the walk at the start of the table. */
+void ibpd_ids_walk_init(struct ibpd_ids_walk *walk, struct ibpd_ids *ids)
 {
-	struct rhashtable_iter iter;
-	struct ibpd_id *obj;
-
-	spin_lock(&ids->lock);
-	rhashtable_walk_enter(&ids->ht, &iter);
-	rhashtable_walk_start(&iter);
-	while ((obj = rhashtable_walk_next(&iter))) {
-		/* a resize started: the walk restarts, entries may repeat */
-		if (IS_ERR(obj))
-			continue;
-		fn(obj, arg);
-	}
-	rhashtable_walk_stop(&iter);
-	rhashtable_walk_exit(&iter);
-	spin_unlock(&ids->lock);
+	walk->ids = ids;
+	walk->slot = 0;
+	walk->skip = 0;
 }
-EXPORT_SYMBOL_IF_KUNIT(ibpd_ids_for_each);
+EXPORT_SYMBOL_IF_KUNIT(ibpd_ids_walk_init);
+
+/* Starts or resumes the walk where the last piece stopped. */
+void ibpd_ids_walk_start(struct ibpd_ids_walk *walk)
+	__acquires(&walk->ids->lock) __acquires(RCU)
+{
+	spin_lock(&walk->ids->lock);
+	rhashtable_walk_enter(&walk->ids->ht, &walk->iter);
+	walk->iter.slot = walk->slot;
+	walk->iter.skip = walk->skip;
+	rhashtable_walk_start(&walk->iter);
+}
+EXPORT_SYMBOL_IF_KUNIT(ibpd_ids_walk_start);
+
+static struct ibpd_id *ibpd_ids_walk_obj(struct ibpd_ids_walk *walk,
+					 struct ibpd_id *obj)
+{
+	/* -EAGAIN: the table was resized and the walk starts over */
+	while (IS_ERR(obj))
+		obj = rhashtable_walk_next(&walk->iter);
+	return obj;
+}
+
+/*
+ * The id at the walk's place, not yet passed: after a resume, the one the
+ * last piece stopped at. NULL at the end.
+ */
+struct ibpd_id *ibpd_ids_walk_peek(struct ibpd_ids_walk *walk)
+{
+	return ibpd_ids_walk_obj(walk, rhashtable_walk_peek(&walk->iter));
+}
+EXPORT_SYMBOL_IF_KUNIT(ibpd_ids_walk_peek);
+
+/* The next id, the first of a new walk; NULL at the end. */
+struct ibpd_id *ibpd_ids_walk_next(struct ibpd_ids_walk *walk)
+{
+	return ibpd_ids_walk_obj(walk, rhashtable_walk_next(&walk->iter));
+}
+EXPORT_SYMBOL_IF_KUNIT(ibpd_ids_walk_next);
+
+/* Keeps the walk's place for the next ibpd_ids_walk_start(). */
+void ibpd_ids_walk_stop(struct ibpd_ids_walk *walk)
+	__releases(RCU) __releases(&walk->ids->lock)
+{
+	rhashtable_walk_stop(&walk->iter);
+	walk->slot = walk->iter.slot;
+	walk->skip = walk->iter.skip;
+	rhashtable_walk_exit(&walk->iter);
+	spin_unlock(&walk->ids->lock);
+}
+EXPORT_SYMBOL_IF_KUNIT(ibpd_ids_walk_stop);
 
 int ibpd_ids_init(struct ibpd_ids *ids)
 {
@@ -108,4 +142,11 @@ int ibpd_ids_init(struct ibpd_ids *ids)
 	ids->next = 1;
 	atomic_set(&ids->count, 0);
 	return rhashtable_init(&ids->ht, &ibpd_id_params);
+}
+
+/* Every id has been freed. */
+void ibpd_ids_destroy(struct ibpd_ids *ids)
+{
+	WARN_ON(atomic_read(&ids->count));
+	rhashtable_destroy(&ids->ht);
 }

@@ -277,7 +277,7 @@ int ibpd_dev_init_objects(struct ibpd_dev *dev)
 		return ret;
 	ret = ibpd_ids_init(&dev->mrs);
 	if (ret) {
-		rhashtable_destroy(&dev->pds.ht);
+		ibpd_ids_destroy(&dev->pds);
 		return ret;
 	}
 	/* the parameter's set op keeps it in [1, IBPD_PDN_MAX] */
@@ -289,10 +289,7 @@ EXPORT_SYMBOL_IF_KUNIT(ibpd_dev_init_objects);
 
 void ibpd_dev_fini_objects(struct ibpd_dev *dev)
 {
-	/* uverbs destroyed every object before the device went away. */
-	WARN_ON(atomic_read(&dev->pds.count));
-	WARN_ON(atomic_read(&dev->mrs.count));
-	rhashtable_destroy(&dev->pds.ht);
-	rhashtable_destroy(&dev->mrs.ht);
+	ibpd_ids_destroy(&dev->pds);
+	ibpd_ids_destroy(&dev->mrs);
 }
 EXPORT_SYMBOL_IF_KUNIT(ibpd_dev_fini_objects);
