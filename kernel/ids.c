@@ -68,6 +68,7 @@ err_count:
 	/* the table is at its size limit, or could not grow */
 	return ret == -E2BIG || ret == -EBUSY ? -ENOMEM : ret;
 }
+EXPORT_SYMBOL_IF_KUNIT(ibpd_id_alloc);
 
 void ibpd_id_free(struct ibpd_ids *ids, struct ibpd_id *obj)
 {
@@ -76,6 +77,7 @@ void ibpd_id_free(struct ibpd_ids *ids, struct ibpd_id *obj)
 	spin_unlock(&ids->lock);
 	atomic_dec(&ids->count);
 }
+EXPORT_SYMBOL_IF_KUNIT(ibpd_id_free);
 
 /* Places the walk at the start of the table. */
 void ibpd_ids_walk_init(struct ibpd_ids_walk *walk, struct ibpd_ids *ids)
@@ -115,7 +117,6 @@ struct ibpd_id *ibpd_ids_walk_peek(struct ibpd_ids_walk *walk)
 {
 	return ibpd_ids_walk_obj(walk, rhashtable_walk_peek(&walk->iter));
 }
-EXPORT_SYMBOL_IF_KUNIT(ibpd_ids_walk_peek);
 
 /* The next id, the first of a new walk; NULL at the end. */
 struct ibpd_id *ibpd_ids_walk_next(struct ibpd_ids_walk *walk)
@@ -143,6 +144,7 @@ int ibpd_ids_init(struct ibpd_ids *ids)
 	atomic_set(&ids->count, 0);
 	return rhashtable_init(&ids->ht, &ibpd_id_params);
 }
+EXPORT_SYMBOL_IF_KUNIT(ibpd_ids_init);
 
 /* Every id has been freed. */
 void ibpd_ids_destroy(struct ibpd_ids *ids)
@@ -150,3 +152,4 @@ void ibpd_ids_destroy(struct ibpd_ids *ids)
 	WARN_ON(atomic_read(&ids->count));
 	rhashtable_destroy(&ids->ht);
 }
+EXPORT_SYMBOL_IF_KUNIT(ibpd_ids_destroy);
