@@ -16,7 +16,6 @@
 #include <linux/slab.h>
 #include <linux/sysfs.h>
 #include <rdma/ib_verbs.h>
-#include "ibpd.h"
 
 #undef ib_set_device_ops
 #undef ib_unregister_driver
