@@ -79,10 +79,11 @@ all: module lib selftests
 # Sources are linked one by one: kbuild writes objects beside them.
 module:
 	@[ ! -L $(KMOD)/kernel ] || rm $(KMOD)/kernel
-	@mkdir -p $(KMOD)/kernel
+	@mkdir -p $(KMOD)/kernel $(KMOD)/compat
 	@ln -sfn $(CURDIR)/Kbuild $(KMOD)/Kbuild
 	@ln -sfn $(CURDIR)/uapi $(KMOD)/uapi
 	@for f in $(CURDIR)/kernel/*.[ch]; do ln -sfn $$f $(KMOD)/kernel/; done
+	@for f in $(CURDIR)/compat/*.[ch]; do ln -sfn $$f $(KMOD)/compat/; done
 	$(MAKE) -C $(KDIR) M=$(KMOD) modules
 
 lib: provider $(B)/libibpd.pc $(B)/ibpd

@@ -30,42 +30,25 @@ static struct dentry *ibpd_debugfs_root;
  * The pds listing walks the PD table a buffer at a time: between start and
  * stop it holds the table's removal lock (so the PDs it prints stay
  * allocated), and in between reads nothing at all, so destroys wait for
- * one buffer at most and an open file never outlives the table. The
- * walk's place in the table is kept across reads; a resize meanwhile may
- * repeat or skip entries, as any rhashtable walk.
+ * one buffer at most and an open file never outlives the table.
  */
 struct ibpd_pds_iter {
 	struct ibpd_dev *dev;
-	struct rhashtable_iter hti;
-	unsigned int slot;
-	unsigned int skip;
+	struct ibpd_ids_walk walk;
 };
 
-static void *ibpd_pds_obj(struct rhashtable_iter *hti, void *obj)
-{
-	/* -EAGAIN: the table was resized and the walk starts over */
-	while (IS_ERR(obj))
-		obj = rhashtable_walk_next(hti);
-	return obj;
-}
-
 static void *ibpd_pds_start(struct seq_file *s, loff_t *pos)
-	__acquires(&ids->lock) __acquires(RCU)
+	__acquires(&walk->ids->lock) __acquires(RCU)
 {
 	struct ibpd_pds_iter *it = s->private;
-	struct ibpd_ids *ids = &it->dev->pds;
 
-	spin_lock(&ids->lock);
-	rhashtable_walk_enter(&ids->ht, &it->hti);
-	if (!*pos) {
-		rhashtable_walk_start(&it->hti);
+	if (!*pos)
+		ibpd_ids_walk_init(&it->walk, &it->dev->pds);
+	ibpd_ids_walk_start(&it->walk);
+	if (!*pos)
 		return SEQ_START_TOKEN;
-	}
 	/* on from where the last read stopped, the unprinted entry first */
-	it->hti.slot = it->slot;
-	it->hti.skip = it->skip;
-	rhashtable_walk_start(&it->hti);
-	return ibpd_pds_obj(&it->hti, rhashtable_walk_peek(&it->hti));
+	return ibpd_ids_walk_peek(&it->walk);
 }
 
 static void *ibpd_pds_next(struct seq_file *s, void *v, loff_t *pos)
@@ -73,19 +56,15 @@ static void *ibpd_pds_next(struct seq_file *s, void *v, loff_t *pos)
 	struct ibpd_pds_iter *it = s->private;
 
 	++*pos;
-	return ibpd_pds_obj(&it->hti, rhashtable_walk_next(&it->hti));
+	return ibpd_ids_walk_next(&it->walk);
 }
 
 static void ibpd_pds_stop(struct seq_file *s, void *v)
-	__releases(RCU) __releases(&ids->lock)
+	__releases(RCU) __releases(&walk->ids->lock)
 {
 	struct ibpd_pds_iter *it = s->private;
 
-	rhashtable_walk_stop(&it->hti);
-	it->slot = it->hti.slot;
-	it->skip = it->hti.skip;
-	rhashtable_walk_exit(&it->hti);
-	spin_unlock(&it->dev->pds.lock);
+	ibpd_ids_walk_stop(&it->walk);
 }
 
 static int ibpd_pds_show(struct seq_file *s, void *v)

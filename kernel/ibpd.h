@@ -8,12 +8,12 @@
 
 #include <linux/bits.h>
 #include <linux/list.h>
-#include <linux/rhashtable.h>
-#include <linux/spinlock.h>
 #include <linux/types.h>
 #include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/uverbs_ioctl.h>
+
+#include "ids.h"
 
 struct ib_dmah;
 
@@ -28,24 +28,6 @@ struct ib_dmah;
 #define IBPD_DEFAULT_MAX_PD	BIT(16)
 #define IBPD_MAX_MR		BIT(20)
 #define IBPD_MAX_MR_SIZE	U32_MAX
-
-/* The id of an object: a PD number, an MR key index. */
-struct ibpd_id {
-	struct rhash_head node;
-	u32 id;
-};
-
-/*
- * Counted ids, allocated cyclically and unique among the live objects. A
- * hash table keeps them, not an xarray: with a cursor that moves on, an
- * xarray allocates and (after RCU) frees a node for nearly every id.
- */
-struct ibpd_ids {
-	struct rhashtable ht;		/* id -> struct ibpd_id */
-	spinlock_t lock;		/* removals against ibpd_ids_for_each() */
-	u32 next;			/* the next id to try */
-	atomic_t count;
-};
 
 struct ibpd_dev {
 	struct ib_device ibdev;
@@ -132,8 +114,6 @@ int ibpd_import_check(struct ibpd_pd *pd, const u32 *pdn, const u64 *id);
 int ibpd_mr_key_alloc(struct ibpd_dev *dev, struct ibpd_mr *mr);
 void ibpd_mr_key_free(struct ibpd_dev *dev, struct ibpd_mr *mr);
 int ibpd_dev_init_objects(struct ibpd_dev *dev);
-void ibpd_ids_for_each(struct ibpd_ids *ids,
-		       void (*fn)(struct ibpd_id *id, void *arg), void *arg);
 void ibpd_dev_fini_objects(struct ibpd_dev *dev);
 
 /* std_types.c */

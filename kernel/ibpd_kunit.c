@@ -2,10 +2,11 @@
 /*
  * Copyright (c) 2026 The ibpd authors.
  *
- * KUnit suites for ibpd's internals: pdn allocation and wrap-around,
- * max_pd, the import checks, MR keys and counts, the fault knobs, and the
- * device lifecycle through ib_core. Built as ibpd_kunit.ko on kernels with
- * CONFIG_KUNIT; the tests run when it is loaded (after ibpd.ko).
+ * KUnit suites for ibpd's internals: the id allocator (allocation,
+ * wrap-around, the walk), max_pd, the import checks, MR keys and counts,
+ * the fault knobs, and the device lifecycle through ib_core. Built as
+ * ibpd_kunit.ko on kernels with CONFIG_KUNIT; the tests run when it is
+ * loaded (after ibpd.ko).
  */
 
 #include <kunit/test.h>
@@ -16,7 +17,156 @@
 
 #include "ibpd.h"
 
-/* A device that is never registered: enough for the object helpers. */
+/*
+ * The id allocator (ids.c), on a table of its own over the PD number
+ * space, [1, IBPD_PDN_MAX].
+ */
+static struct ibpd_ids *test_ids(struct kunit *test)
+{
+	struct ibpd_ids *ids = kunit_kzalloc(test, sizeof(*ids), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, ids);
+	KUNIT_ASSERT_EQ(test, 0, ibpd_ids_init(ids));
+	test->priv = ids;
+	return ids;
+}
+
+static void test_ids_exit(struct kunit *test)
+{
+	if (test->priv)
+		ibpd_ids_destroy(test->priv);
+}
+
+static struct ibpd_id *test_id(struct kunit *test)
+{
+	struct ibpd_id *id = kunit_kzalloc(test, sizeof(*id), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, id);
+	return id;
+}
+
+/* A pdn, at most 1000 of them live. */
+static int pdn_alloc(struct ibpd_ids *ids, struct ibpd_id *id)
+{
+	return ibpd_id_alloc(ids, 1000, IBPD_PDN_MAX, id);
+}
+
+static void pdn_first_is_one(struct kunit *test)
+{
+	struct ibpd_ids *ids = test_ids(test);
+	struct ibpd_id *a = test_id(test);
+
+	KUNIT_ASSERT_EQ(test, 0, pdn_alloc(ids, a));
+	KUNIT_EXPECT_EQ(test, 1U, a->id);
+	KUNIT_EXPECT_EQ(test, 1, atomic_read(&ids->count));
+	ibpd_id_free(ids, a);
+	KUNIT_EXPECT_EQ(test, 0, atomic_read(&ids->count));
+}
+
+static void pdn_unique(struct kunit *test)
+{
+	struct ibpd_ids *ids = test_ids(test);
+	struct ibpd_id *a[64];
+	int i, j;
+
+	for (i = 0; i < ARRAY_SIZE(a); i++) {
+		a[i] = test_id(test);
+		KUNIT_ASSERT_EQ(test, 0, pdn_alloc(ids, a[i]));
+		for (j = 0; j < i; j++)
+			KUNIT_EXPECT_NE(test, a[i]->id, a[j]->id);
+	}
+	for (i = 0; i < ARRAY_SIZE(a); i++)
+		ibpd_id_free(ids, a[i]);
+}
+
+static void pdn_not_reused_after_free(struct kunit *test)
+{
+	struct ibpd_ids *ids = test_ids(test);
+	struct ibpd_id *a = test_id(test), *b = test_id(test);
+	u32 old;
+
+	KUNIT_ASSERT_EQ(test, 0, pdn_alloc(ids, a));
+	old = a->id;
+	ibpd_id_free(ids, a);
+	KUNIT_ASSERT_EQ(test, 0, pdn_alloc(ids, b));
+	KUNIT_EXPECT_NE(test, old, b->id);
+	KUNIT_EXPECT_EQ(test, old + 1, b->id);
+	ibpd_id_free(ids, b);
+}
+
+static void pdn_wraps_around(struct kunit *test)
+{
+	struct ibpd_ids *ids = test_ids(test);
+	struct ibpd_id *a = test_id(test), *b = test_id(test);
+
+	ids->next = IBPD_PDN_MAX;
+	KUNIT_ASSERT_EQ(test, 0, pdn_alloc(ids, a));
+	KUNIT_EXPECT_EQ(test, IBPD_PDN_MAX, a->id);
+	KUNIT_ASSERT_EQ(test, 0, pdn_alloc(ids, b));
+	KUNIT_EXPECT_EQ(test, 1U, b->id);
+	ibpd_id_free(ids, a);
+	ibpd_id_free(ids, b);
+}
+
+static void pdn_wrap_skips_live(struct kunit *test)
+{
+	struct ibpd_ids *ids = test_ids(test);
+	struct ibpd_id *live = test_id(test), *a = test_id(test);
+	struct ibpd_id *b = test_id(test);
+
+	KUNIT_ASSERT_EQ(test, 0, pdn_alloc(ids, live));	/* pdn 1 */
+	ids->next = IBPD_PDN_MAX;
+	KUNIT_ASSERT_EQ(test, 0, pdn_alloc(ids, a));
+	KUNIT_ASSERT_EQ(test, 0, pdn_alloc(ids, b));
+	KUNIT_EXPECT_EQ(test, 2U, b->id);
+	ibpd_id_free(ids, live);
+	ibpd_id_free(ids, a);
+	ibpd_id_free(ids, b);
+}
+
+/* Whether a walk of the table finds want. */
+static bool walk_finds(struct ibpd_ids *ids, struct ibpd_id *want)
+{
+	struct ibpd_ids_walk walk;
+	struct ibpd_id *id;
+	bool found = false;
+
+	ibpd_ids_walk_init(&walk, ids);
+	ibpd_ids_walk_start(&walk);
+	while ((id = ibpd_ids_walk_next(&walk)))
+		found |= id == want;
+	ibpd_ids_walk_stop(&walk);
+	return found;
+}
+
+static void pdn_tracked_until_free(struct kunit *test)
+{
+	struct ibpd_ids *ids = test_ids(test);
+	struct ibpd_id *a = test_id(test);
+
+	KUNIT_ASSERT_EQ(test, 0, pdn_alloc(ids, a));
+	KUNIT_EXPECT_TRUE(test, walk_finds(ids, a));
+	ibpd_id_free(ids, a);
+	KUNIT_EXPECT_FALSE(test, walk_finds(ids, a));
+}
+
+static struct kunit_case ibpd_ids_cases[] = {
+	KUNIT_CASE(pdn_first_is_one),
+	KUNIT_CASE(pdn_unique),
+	KUNIT_CASE(pdn_not_reused_after_free),
+	KUNIT_CASE(pdn_wraps_around),
+	KUNIT_CASE(pdn_wrap_skips_live),
+	KUNIT_CASE(pdn_tracked_until_free),
+	{}
+};
+
+static struct kunit_suite ibpd_ids_suite = {
+	.name = "ibpd_ids",
+	.exit = test_ids_exit,
+	.test_cases = ibpd_ids_cases,
+};
+
+/* The objects of verbs.c, on a device that is never registered. */
 static struct ibpd_dev *test_dev(struct kunit *test)
 {
 	struct ibpd_dev *dev = kunit_kzalloc(test, sizeof(*dev), GFP_KERNEL);
@@ -41,101 +191,6 @@ static struct ibpd_pd *test_pd(struct kunit *test, struct ibpd_dev *dev)
 	KUNIT_ASSERT_NOT_NULL(test, pd);
 	pd->ibpd.device = &dev->ibdev;
 	return pd;
-}
-
-static void pdn_first_is_one(struct kunit *test)
-{
-	struct ibpd_dev *dev = test_dev(test);
-	struct ibpd_pd *pd = test_pd(test, dev);
-
-	KUNIT_ASSERT_EQ(test, 0, ibpd_pdn_alloc(dev, pd));
-	KUNIT_EXPECT_EQ(test, 1U, pd->pdn.id);
-	KUNIT_EXPECT_EQ(test, 1, atomic_read(&dev->pds.count));
-	ibpd_pdn_free(dev, pd);
-	KUNIT_EXPECT_EQ(test, 0, atomic_read(&dev->pds.count));
-}
-
-static void pdn_unique(struct kunit *test)
-{
-	struct ibpd_dev *dev = test_dev(test);
-	struct ibpd_pd *pds[64];
-	int i, j;
-
-	for (i = 0; i < ARRAY_SIZE(pds); i++) {
-		pds[i] = test_pd(test, dev);
-		KUNIT_ASSERT_EQ(test, 0, ibpd_pdn_alloc(dev, pds[i]));
-		for (j = 0; j < i; j++)
-			KUNIT_EXPECT_NE(test, pds[i]->pdn.id, pds[j]->pdn.id);
-	}
-	for (i = 0; i < ARRAY_SIZE(pds); i++)
-		ibpd_pdn_free(dev, pds[i]);
-}
-
-static void pdn_not_reused_after_free(struct kunit *test)
-{
-	struct ibpd_dev *dev = test_dev(test);
-	struct ibpd_pd *a = test_pd(test, dev), *b = test_pd(test, dev);
-	u32 old;
-
-	KUNIT_ASSERT_EQ(test, 0, ibpd_pdn_alloc(dev, a));
-	old = a->pdn.id;
-	ibpd_pdn_free(dev, a);
-	KUNIT_ASSERT_EQ(test, 0, ibpd_pdn_alloc(dev, b));
-	KUNIT_EXPECT_NE(test, old, b->pdn.id);
-	KUNIT_EXPECT_EQ(test, old + 1, b->pdn.id);
-	ibpd_pdn_free(dev, b);
-}
-
-static void pdn_wraps_around(struct kunit *test)
-{
-	struct ibpd_dev *dev = test_dev(test);
-	struct ibpd_pd *a = test_pd(test, dev), *b = test_pd(test, dev);
-
-	dev->pds.next = IBPD_PDN_MAX;
-	KUNIT_ASSERT_EQ(test, 0, ibpd_pdn_alloc(dev, a));
-	KUNIT_EXPECT_EQ(test, IBPD_PDN_MAX, a->pdn.id);
-	KUNIT_ASSERT_EQ(test, 0, ibpd_pdn_alloc(dev, b));
-	KUNIT_EXPECT_EQ(test, 1U, b->pdn.id);
-	ibpd_pdn_free(dev, a);
-	ibpd_pdn_free(dev, b);
-}
-
-static void pdn_wrap_skips_live(struct kunit *test)
-{
-	struct ibpd_dev *dev = test_dev(test);
-	struct ibpd_pd *live = test_pd(test, dev), *a = test_pd(test, dev);
-	struct ibpd_pd *b = test_pd(test, dev);
-
-	KUNIT_ASSERT_EQ(test, 0, ibpd_pdn_alloc(dev, live));	/* pdn 1 */
-	dev->pds.next = IBPD_PDN_MAX;
-	KUNIT_ASSERT_EQ(test, 0, ibpd_pdn_alloc(dev, a));
-	KUNIT_ASSERT_EQ(test, 0, ibpd_pdn_alloc(dev, b));
-	KUNIT_EXPECT_EQ(test, 2U, b->pdn.id);
-	ibpd_pdn_free(dev, live);
-	ibpd_pdn_free(dev, a);
-	ibpd_pdn_free(dev, b);
-}
-
-static void count_pd(struct ibpd_id *id, void *arg)
-{
-	struct ibpd_pd **want = arg;
-
-	if (container_of(id, struct ibpd_pd, pdn) == *want)
-		*want = NULL;
-}
-
-static void pdn_tracked_until_free(struct kunit *test)
-{
-	struct ibpd_dev *dev = test_dev(test);
-	struct ibpd_pd *pd = test_pd(test, dev), *found = pd;
-
-	KUNIT_ASSERT_EQ(test, 0, ibpd_pdn_alloc(dev, pd));
-	ibpd_ids_for_each(&dev->pds, count_pd, &found);
-	KUNIT_EXPECT_NULL(test, found);
-	ibpd_pdn_free(dev, pd);
-	found = pd;
-	ibpd_ids_for_each(&dev->pds, count_pd, &found);
-	KUNIT_EXPECT_PTR_EQ(test, pd, found);
 }
 
 static void max_pd_enforced(struct kunit *test)
@@ -204,13 +259,7 @@ static void fault_alloc_pd(struct kunit *test)
 	ibpd_pdn_free(dev, pd);
 }
 
-static struct kunit_case ibpd_pdn_cases[] = {
-	KUNIT_CASE(pdn_first_is_one),
-	KUNIT_CASE(pdn_unique),
-	KUNIT_CASE(pdn_not_reused_after_free),
-	KUNIT_CASE(pdn_wraps_around),
-	KUNIT_CASE(pdn_wrap_skips_live),
-	KUNIT_CASE(pdn_tracked_until_free),
+static struct kunit_case ibpd_pd_cases[] = {
 	KUNIT_CASE(max_pd_enforced),
 	KUNIT_CASE(max_pd_lowered_below_live),
 	KUNIT_CASE(max_pd_setter_bounds),
@@ -218,10 +267,10 @@ static struct kunit_case ibpd_pdn_cases[] = {
 	{}
 };
 
-static struct kunit_suite ibpd_pdn_suite = {
-	.name = "ibpd_pdn",
+static struct kunit_suite ibpd_pd_suite = {
+	.name = "ibpd_pd",
 	.exit = test_dev_exit,
-	.test_cases = ibpd_pdn_cases,
+	.test_cases = ibpd_pd_cases,
 };
 
 static void import_unchecked(struct kunit *test)
@@ -594,8 +643,8 @@ static struct kunit_suite ibpd_dev_suite = {
 	.test_cases = ibpd_dev_cases,
 };
 
-kunit_test_suites(&ibpd_pdn_suite, &ibpd_import_suite, &ibpd_mr_suite,
-		  &ibpd_dev_suite);
+kunit_test_suites(&ibpd_ids_suite, &ibpd_pd_suite, &ibpd_import_suite,
+		  &ibpd_mr_suite, &ibpd_dev_suite);
 
 MODULE_DESCRIPTION("KUnit tests of the ibpd software RDMA device");
 MODULE_LICENSE("Dual BSD/GPL");

@@ -49,6 +49,7 @@ abi=$(objdump -T "/usr/lib/$ma/libibverbs.so.1" |
 	grep -qx "PACKAGE_VERSION=\"$version\"" "$tmp/dkms.conf" &&
 	grep -qx 'AUTOINSTALL="yes"' "$tmp/dkms.conf" &&
 	dpkg-deb -c "$(deb ibpd-dkms all)" | grep -q " ./usr/src/ibpd-$version/kernel/main.c$" &&
+	dpkg-deb -c "$(deb ibpd-dkms all)" | grep -q " ./usr/src/ibpd-$version/compat/compat.h$" &&
 	dpkg-deb -f "$(deb ibpd-dkms all)" Depends | grep -q '^dkms' &&
 	dpkg-deb -f "$(deb ibpd-dkms all)" Recommends | grep -q 'linux-headers'
 } > "$tmp/out" 2>&1

@@ -54,7 +54,8 @@ for k in $kernels; do
 done
 
 perl "$kdir/source/scripts/checkpatch.pl" --no-tree --strict --terse \
-	--show-types -f "$top"/kernel/*.[ch] "$top"/uapi/rdma/*.h \
+	--show-types -f "$top"/kernel/*.[ch] "$top"/compat/*.[ch] \
+	"$top"/uapi/rdma/*.h \
 	> "$tmp/out" 2>&1
 ! grep -q -E 'ERROR|WARNING|CHECK' "$tmp/out"
 ok $? "checkpatch --strict: 0 errors, 0 warnings, 0 checks"

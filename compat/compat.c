@@ -3,7 +3,8 @@
  * Copyright (c) 2026 The ibpd authors.
  *
  * Out of tree only (see compat.h): what the driver would have in tree from
- * a driver id of its own, RDMA_DRIVER_IBPD.
+ * a driver id of its own, RDMA_DRIVER_IBPD. Kbuild builds it only for a
+ * kernel without one.
  *
  * The devices are tracked from their first enable_driver to their
  * dealloc_driver, which ibpd_compat_set_device_ops() wraps around the
@@ -16,7 +17,6 @@
 #include <linux/slab.h>
 #include <linux/sysfs.h>
 #include <rdma/ib_verbs.h>
-#include "ibpd.h"
 
 #undef ib_set_device_ops
 #undef ib_unregister_driver
