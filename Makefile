@@ -45,7 +45,8 @@ UCFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -fPIC -D_GNU_SOURCE \
 	   -Iuser -Iuapi -fvisibility=default
 B       := build
 
-TESTS    := $(addprefix $(B)/selftests/,ibpd_test ibpd_unload_test ibpd_stress ibpd_fail_nth ibpd_fuzz ibpd_hold ibpd_soak ibpd_kcov_fuzz)
+TESTS    := $(addprefix $(B)/selftests/,ibpd_test ibpd_unload_test ibpd_fail_nth ibpd_hold \
+	    stress/ibpd_stress stress/ibpd_fuzz stress/ibpd_soak stress/ibpd_kcov_fuzz)
 
 PREFIX  ?= /usr/local
 LIBDIR  ?= $(PREFIX)/lib
@@ -113,10 +114,10 @@ FORCE:
 selftests: $(TESTS) provider-tests
 
 # Raw uverbs ioctls (ibpd_test.h): the kselftests link nothing but libc.
-$(B)/selftests/%: selftests/%.c selftests/ibpd_test.h selftests/ibpd_fuzz.h user/scm_rights.h \
-		$(wildcard uapi/rdma/*.h)
+$(B)/selftests/%: selftests/%.c selftests/ibpd_test.h selftests/stress/ibpd_fuzz.h \
+		user/scm_rights.h $(wildcard uapi/rdma/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Wall -D_GNU_SOURCE -Iuser -Iuapi \
+	$(CC) $(CFLAGS) -Wall -D_GNU_SOURCE -Iselftests -Iuser -Iuapi \
 		-I$(KSRC)/tools/testing/selftests -o $@ $<
 
 $(B)/bench/ibpd_bench: bench/ibpd_bench.c \

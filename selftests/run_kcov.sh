@@ -12,4 +12,4 @@ build=${IBPD_BUILD:-$dir/../build}
 set -- -m compare -t "${IBPD_KCOV_SECONDS:-45}" -C
 [ -n "${IBPD_KCOV_CORPUS:-}" ] && [ -s "$IBPD_KCOV_CORPUS" ] &&
 	set -- "$@" -c "$IBPD_KCOV_CORPUS"
-exec "$build/selftests/ibpd_kcov_fuzz" "$@"
+exec "$build/selftests/stress/ibpd_kcov_fuzz" "$@"

@@ -9,6 +9,6 @@ build=${IBPD_BUILD:-$dir/../build}
 rc=0
 
 "$dir/kmemleak_check.sh" clear
-"$build/selftests/ibpd_soak" || rc=1
+"$build/selftests/stress/ibpd_soak" || rc=1
 "$dir/kmemleak_check.sh" check || rc=1
 exit $rc

@@ -12,7 +12,7 @@ rc=0
 "$dir/rxe_up.sh"
 
 export IBPD_FUZZ_SECONDS=${IBPD_FUZZ_SECONDS:-20}
-for t in ibpd_test ibpd_stress ibpd_fuzz; do
+for t in ibpd_test stress/ibpd_stress stress/ibpd_fuzz; do
 	"$build/selftests/$t" || rc=1
 done
 
