@@ -6,7 +6,7 @@
 # loaded, then every ibpd selftest program (kselftest TAP on stdout), the
 # unload test last. Exit status 0 when everything passed.
 dir=$(cd "$(dirname "$0")" && pwd)
-build=${IBPD_BUILD:-$dir/../build}
+build=${IBPD_BUILD:-$dir/../../build}
 rc=0
 
 "$dir/rxe_up.sh"
@@ -17,10 +17,10 @@ for t in ibpd_test stress/ibpd_stress stress/ibpd_fuzz; do
 done
 
 # The rxe differential runs through libibverbs: selftests/verbs/run.sh.
-"$dir/ibpd_tool_test.sh" || rc=1
+"$dir/../ibpd_tool_test.sh" || rc=1
 # exit status 4: the kernel cannot run it (kselftest's skip)
 for t in ibpd_memcg_test.sh ibpd_rdmacg_test.sh ibpd_lifecycle_test.sh; do
-	"$dir/$t"
+	"$dir/../$t"
 	r=$?
 	[ $r = 0 ] || [ $r = 4 ] || rc=1
 done

@@ -5,7 +5,7 @@
 # IBPD_SOAK_SECONDS, then a kmemleak scan; kselftest TAP. vm-run fails the
 # run on any splat in the console.
 dir=$(cd "$(dirname "$0")" && pwd)
-build=${IBPD_BUILD:-$dir/../build}
+build=${IBPD_BUILD:-$dir/../../build}
 rc=0
 
 "$dir/kmemleak_check.sh" clear

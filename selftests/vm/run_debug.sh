@@ -6,7 +6,7 @@
 # fuzzing, a short soak, device delete and module unload cycles, then a
 # kmemleak scan, all as kselftest TAP. vm-run fails the run on any splat in the console.
 dir=$(cd "$(dirname "$0")" && pwd)
-build=${IBPD_BUILD:-$dir/../build}
+build=${IBPD_BUILD:-$dir/../../build}
 rc=0
 
 "$dir/kmemleak_check.sh" clear
@@ -31,7 +31,7 @@ done
 IBPD_SOAK_SECONDS=${IBPD_SOAK_SECONDS:-60} "$build/selftests/stress/ibpd_soak" || rc=1
 # exit status 4: the kernel cannot run it (kselftest's skip)
 for t in ibpd_memcg_test.sh ibpd_rdmacg_test.sh ibpd_lifecycle_test.sh; do
-	"$dir/$t"
+	"$dir/../$t"
 	r=$?
 	[ $r = 0 ] || [ $r = 4 ] || rc=1
 done
