@@ -10,7 +10,7 @@
 set -u
 dir=$(cd "$(dirname "$0")" && pwd)
 build=${IBPD_BUILD:-$dir/../build}
-. "$dir/../scripts/tests/tap.sh"
+. "$dir/tap.sh"
 tmp=$(mktemp -d)
 tap_out=$tmp/out
 cgroot=/sys/fs/cgroup
