@@ -45,8 +45,6 @@ UCFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -fPIC -D_GNU_SOURCE \
 	   -Iuser -Iuapi -fvisibility=default
 B       := build
 
-TESTS    := $(addprefix $(B)/selftests/,ibpd_test ibpd_unload_test ibpd_stress ibpd_fail_nth ibpd_fuzz ibpd_hold ibpd_soak ibpd_kcov_fuzz)
-
 PREFIX  ?= /usr/local
 LIBDIR  ?= $(PREFIX)/lib
 INCDIR  ?= $(PREFIX)/include
@@ -111,14 +109,10 @@ $(B)/libibpd.pc: user/libibpd.pc.in FORCE
 
 FORCE:
 
-selftests: $(TESTS) provider-tests
-
-# Raw uverbs ioctls (ibpd_test.h): the kselftests link nothing but libc.
-$(B)/selftests/%: selftests/%.c selftests/ibpd_test.h selftests/ibpd_fuzz.h user/scm_rights.h \
-		$(wildcard uapi/rdma/*.h)
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Wall -D_GNU_SOURCE -Iuser -Iuapi \
-		-I$(KSRC)/tools/testing/selftests -o $@ $<
+# The kselftests (selftests/Makefile, kselftest's lib.mk of the test
+# kernel's source): raw uverbs ioctls, they link nothing but libc.
+selftests: provider-tests
+	$(MAKE) -C selftests OUTPUT=$(CURDIR)/$(B)/selftests KSRC=$(KSRC)
 
 $(B)/bench/ibpd_bench: bench/ibpd_bench.c \
 		$(B)/provider/include/infiniband/ibpddv.h $(SYSLIB)/libibpd.so.1

@@ -549,8 +549,8 @@ TEST_FAIL_NTH_TIMEOUT(link, dellink, 900)
 	ASSERT_NE(MAP_FAILED, o.buf);
 	o.fd = test_open(LINK_DEV);
 	ASSERT_LE(0, o.fd);
-	ASSERT_EQ(0, test_pd_alloc(o.fd, &o.pd, NULL, NULL));
-	ASSERT_EQ(0, test_mr_reg(o.fd, o.pd, o.buf, 4096, 1, &o.mr, NULL));
+	test_cmd_pd_alloc(o.fd, &o.pd);
+	test_cmd_mr_reg(o.fd, o.pd, o.buf, 4096, 1, &o.mr);
 	fail_nth_enable();
 	err = nth_check(link_del(index));
 	close(o.fd);

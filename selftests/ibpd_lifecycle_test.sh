@@ -14,10 +14,8 @@
 # run before the unload test. kselftest TAP.
 set -u
 dir=$(cd "$(dirname "$0")" && pwd)
-build=${IBPD_BUILD:-$dir/../build}
-. "$dir/../scripts/tests/tap.sh"
-tmp=$(mktemp -d)
-tap_out=$tmp/out
+# shellcheck source=selftests/lib.sh
+. "$dir/lib.sh"
 dbg=/sys/kernel/debug/ibpd
 holder_in=""
 
@@ -101,7 +99,7 @@ hold() {
 
 	[ -n "${2:-}" ] && ns=(ip netns exec "$2")
 	mkfifo "$tmp/fifo"
-	"${ns[@]}" "$build/selftests/ibpd_hold" "$1" 3 < "$tmp/fifo" \
+	"${ns[@]}" "$ibpd_hold" "$1" 3 < "$tmp/fifo" \
 		> "$tmp/hold.out" 2>&1 &
 	exec {holder_in}> "$tmp/fifo"
 	wait_for grep -q ready "$tmp/hold.out"
@@ -149,7 +147,7 @@ ok $? "move to a namespace with a file open: the file is disassociated, its clos
 {
 	ip netns exec ibpd_t1 rdma dev set ibpdL0 netns ibpd_init &&
 	in_init ibpdL0 && dbg_sound ibpdL0 &&
-	"$build/selftests/ibpd_hold" ibpdL0 1 < /dev/null
+	"$ibpd_hold" ibpdL0 1 < /dev/null
 } > "$tap_out" 2>&1
 ok $? "and back: one debugfs directory, the device works"
 
@@ -168,7 +166,7 @@ ok $? "rdma link delete inside a namespace: its debugfs directory goes too"
 	ip netns del ibpd_t2 &&
 	wait_for in_init ibpdL2 &&
 	dbg_sound ibpdL2 &&
-	"$build/selftests/ibpd_hold" ibpdL2 1 < /dev/null &&
+	"$ibpd_hold" ibpdL2 1 < /dev/null &&
 	rdma link delete ibpdL2 && dbg_gone ibpdL2
 } > "$tap_out" 2>&1
 ok $? "a namespace deleted with a device in it: the device comes back to init_net, then deletes"
@@ -181,7 +179,7 @@ ok $? "a namespace deleted with a device in it: the device comes back to init_ne
 	dbg_sound ibpdL3 && dbg_sound ibpdL3x &&
 	rdma link delete ibpdL3x &&
 	dbg_gone ibpdL3x && dbg_sound ibpdL3 &&
-	"$build/selftests/ibpd_hold" ibpdL3 1 < /dev/null &&
+	"$ibpd_hold" ibpdL3 1 < /dev/null &&
 	rdma link delete ibpdL3 && dbg_gone ibpdL3
 } > "$tap_out" 2>&1
 ok $? "rename, a new device under the old name, delete the renamed one: each keeps its own directory"
@@ -295,7 +293,7 @@ if [ $per_ns = 1 ]; then
 		rdma link add ibpdS2 type ibpd netdev lo &&
 		ip netns del ibpd_t5 &&
 		wait_for returned && b=$(returned) && dbg_sound "$b" &&
-		"$build/selftests/ibpd_hold" "$b" 1 < /dev/null &&
+		"$ibpd_hold" "$b" 1 < /dev/null &&
 		rdma link delete "$b" && rdma link delete ibpdS2
 	} > "$tap_out" 2>&1
 	ok $? "a namespace deleted with a device whose name is taken in init_net: it comes back renamed"

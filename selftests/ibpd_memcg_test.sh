@@ -8,11 +8,8 @@
 # in the test VM; kselftest TAP.
 set -u
 dir=$(cd "$(dirname "$0")" && pwd)
-build=${IBPD_BUILD:-$dir/../build}
-. "$dir/../scripts/tests/tap.sh"
-tmp=$(mktemp -d)
-tap_out=$tmp/out
-cgroot=/sys/fs/cgroup
+# shellcheck source=selftests/lib.sh
+. "$dir/lib.sh"
 n=${IBPD_MEMCG_PDS:-8192}
 fds=()
 
@@ -26,12 +23,7 @@ cleanup() {
 trap cleanup EXIT
 
 echo "TAP version 13"
-mkdir -p "$cgroot"
-grep -q " $cgroot cgroup2 " /proc/mounts || mount -t cgroup2 none "$cgroot" 2> /dev/null
-if ! grep -qw memory "$cgroot/cgroup.controllers" 2> /dev/null; then
-	echo "1..0 # SKIP no memory cgroup controller"
-	exit 4
-fi
+need_cgroup2 memory "no memory cgroup controller"
 echo "1..3"
 echo +memory > "$cgroot/cgroup.subtree_control"
 
@@ -41,7 +33,7 @@ hold() {
 	local cg=$cgroot/ibpd_memcg_$1 fd
 	mkdir "$cg" && mkfifo "$tmp/$1.in" || return 1
 	(echo "$BASHPID" > "$cg/cgroup.procs" &&
-	 exec "$build/selftests/ibpd_hold" ibpd0 "$2" < "$tmp/$1.in" \
+	 exec "$ibpd_hold" ibpd0 "$2" < "$tmp/$1.in" \
 		> "$tmp/$1.out" 2>&1) &
 	exec {fd}> "$tmp/$1.in"
 	fds+=("$fd")

@@ -9,11 +9,8 @@
 # still allocates meanwhile. As root, in the test VM; kselftest TAP.
 set -u
 dir=$(cd "$(dirname "$0")" && pwd)
-build=${IBPD_BUILD:-$dir/../build}
-. "$dir/../scripts/tests/tap.sh"
-tmp=$(mktemp -d)
-tap_out=$tmp/out
-cgroot=/sys/fs/cgroup
+# shellcheck source=selftests/lib.sh
+. "$dir/lib.sh"
 dev=${IBPD_DEV:-ibpd0}
 n=4		# the holder's PDs; with its MR, n + 1 objects
 holder_in=""
@@ -48,12 +45,7 @@ current() {
 }
 
 echo "TAP version 13"
-mkdir -p "$cgroot"
-grep -q " $cgroot cgroup2 " /proc/mounts || mount -t cgroup2 none "$cgroot" 2> /dev/null
-if ! grep -qw rdma "$cgroot/cgroup.controllers" 2> /dev/null; then
-	echo "1..0 # SKIP no rdma cgroup controller (CONFIG_CGROUP_RDMA)"
-	exit 4
-fi
+need_cgroup2 rdma "no rdma cgroup controller (CONFIG_CGROUP_RDMA)"
 echo "1..4"
 
 {
@@ -61,7 +53,7 @@ echo "1..4"
 	mkdir "$cgroot/ibpd_rdmacg_lim" "$cgroot/ibpd_rdmacg_free" &&
 	echo "$dev hca_object=$((n + 1))" > "$cgroot/ibpd_rdmacg_lim/rdma.max" &&
 	mkfifo "$tmp/fifo" &&
-	{ run_in lim "$build/selftests/ibpd_hold" "$dev" "$n" < "$tmp/fifo" \
+	{ run_in lim "$ibpd_hold" "$dev" "$n" < "$tmp/fifo" \
 		> "$tmp/hold.out" 2>&1 & } &&
 	exec {holder_in}> "$tmp/fifo" &&
 	for _ in $(seq 600); do
@@ -74,13 +66,13 @@ echo "1..4"
 ok $? "a cgroup with rdma.max \"$dev hca_object=$((n + 1))\" holds $n PDs and an MR"
 
 {
-	! run_in lim "$build/selftests/ibpd_hold" "$dev" 1 < /dev/null &&
+	! run_in lim "$ibpd_hold" "$dev" 1 < /dev/null &&
 	[ "$(current lim)" = $((n + 1)) ]
 } > "$tap_out" 2>&1
 grep -q "Resource temporarily unavailable" "$tap_out"
 ok $? "another process of that cgroup cannot allocate a PD (EAGAIN)"
 
-run_in free "$build/selftests/ibpd_hold" "$dev" 100 < /dev/null > "$tap_out" 2>&1
+run_in free "$ibpd_hold" "$dev" 100 < /dev/null > "$tap_out" 2>&1
 ok $? "a process in another cgroup still allocates 100 PDs"
 
 {
@@ -88,7 +80,7 @@ ok $? "a process in another cgroup still allocates 100 PDs"
 	holder_in="" &&
 	wait &&
 	[ "$(current lim)" = 0 ] &&
-	run_in lim "$build/selftests/ibpd_hold" "$dev" "$n" < /dev/null
+	run_in lim "$ibpd_hold" "$dev" "$n" < /dev/null
 } > "$tap_out" 2>&1
 ok $? "the holder's exit uncharges its objects: the cgroup allocates again"
 tap_totals

@@ -105,7 +105,7 @@ TEST_F(pd, alloc_dealloc)
 	EXPECT_NE(0, pd.pdn);
 	EXPECT_EQ(self->base_pds + 1, dbg_read("num_pds"));
 	EXPECT_EQ(self->base_pds + 1, rdma_res_pds());
-	ASSERT_EQ(0, test_pd_destroy(self->fd, pd.handle));
+	test_cmd_pd_destroy(self->fd, pd.handle);
 	EXPECT_EQ(self->base_pds, dbg_read("num_pds"));
 	EXPECT_EQ(self->base_pds, rdma_res_pds());
 }
@@ -137,8 +137,8 @@ TEST_F(pd, debugfs_lists_pds)
 
 	ASSERT_EQ(0, pd_alloc(self->fd, &a));
 	ASSERT_EQ(0, pd_alloc_write(self->fd, &b));
-	ASSERT_EQ(0, test_mr_reg(self->fd, b.handle, self->buf, BUF_LEN,
-				 TEST_ACCESS_LOCAL_WRITE, &mr, NULL));
+	test_cmd_mr_reg(self->fd, b.handle, self->buf, BUF_LEN,
+			TEST_ACCESS_LOCAL_WRITE, &mr);
 	EXPECT_EQ(1, dbg_pds_has(a.pdn, 0));
 	EXPECT_EQ(1, dbg_pds_has(b.pdn, 1));
 	/* a header line and one per live PD */
@@ -166,10 +166,10 @@ TEST_F(pd, list_pds_limit)
 	ASSERT_LE(0, c);
 	ASSERT_NE(NULL, handles);
 	for (i = 0; i < n; i++)
-		ASSERT_EQ(0, test_pd_alloc(c, &h, NULL, NULL));
-	ASSERT_EQ(0, test_list_pds(c, handles, n + 1, &total));
+		test_cmd_pd_alloc(c, &h);
+	test_cmd_list_pds(c, handles, n + 1, &total);
 	EXPECT_EQ(TEST_LIST_PDS_MAX, total);
-	ASSERT_EQ(0, test_list_pds(c, handles, 10, &total));
+	test_cmd_list_pds(c, handles, 10, &total);
 	EXPECT_EQ(10, total);
 	/* the last close destroys them */
 	EXPECT_EQ(0, close(c));
@@ -190,7 +190,7 @@ TEST_F(pd, alloc_write_path)
 	EXPECT_EQ(pd.pdn, pdn);
 	EXPECT_EQ(0, usecnt);
 	EXPECT_EQ(self->base_pds + 1, dbg_read("num_pds"));
-	ASSERT_EQ(0, test_pd_destroy(self->fd, pd.handle));
+	test_cmd_pd_destroy(self->fd, pd.handle);
 	EXPECT_EQ(self->base_pds, dbg_read("num_pds"));
 }
 
@@ -202,12 +202,12 @@ TEST_F(pd, pdn_unique_and_cyclic)
 	ASSERT_EQ(0, pd_alloc_write(self->fd, &b));
 	EXPECT_NE(a.pdn, b.pdn);
 	EXPECT_NE(a.handle, b.handle);
-	ASSERT_EQ(0, test_pd_destroy(self->fd, b.handle));
+	test_cmd_pd_destroy(self->fd, b.handle);
 	/* the handle is reused (lowest free), the pdn is not */
 	ASSERT_EQ(0, pd_alloc(self->fd, &c));
 	EXPECT_NE(a.pdn, c.pdn);
-	ASSERT_EQ(0, test_pd_destroy(self->fd, a.handle));
-	ASSERT_EQ(0, test_pd_destroy(self->fd, c.handle));
+	test_cmd_pd_destroy(self->fd, a.handle);
+	test_cmd_pd_destroy(self->fd, c.handle);
 }
 
 TEST_F(pd, stale_handle_estale)
@@ -218,7 +218,7 @@ TEST_F(pd, stale_handle_estale)
 	ASSERT_EQ(0, pd_alloc(self->fd, &a));
 	h = a.handle;
 	old_pdn = a.pdn;
-	ASSERT_EQ(0, test_pd_destroy(self->fd, h));
+	test_cmd_pd_destroy(self->fd, h);
 
 	ASSERT_EQ(0, pd_alloc(self->fd, &b));
 	ASSERT_EQ(h, b.handle);		/* ABA: same handle, new PD */
@@ -229,9 +229,9 @@ TEST_F(pd, stale_handle_estale)
 	EXPECT_EQ(b.pdn, pdn);
 
 	/* ... the checked one refuses it */
-	EXPECT_EQ(ESTALE, test_pd_import_pdn(self->fd, h, old_pdn));
+	test_err_pd_import_pdn(ESTALE, self->fd, h, old_pdn);
 	EXPECT_EQ(0, test_pd_import_pdn(self->fd, h, b.pdn));
-	ASSERT_EQ(0, test_pd_destroy(self->fd, b.handle));
+	test_cmd_pd_destroy(self->fd, b.handle);
 }
 
 /*
@@ -250,7 +250,7 @@ TEST_F(pd, stale_handle_after_pdn_wrap)
 	old_pdn = a.pdn;
 	old_id = a.id;
 	ASSERT_NE(0, old_id);
-	ASSERT_EQ(0, test_pd_destroy(self->fd, h));
+	test_cmd_pd_destroy(self->fd, h);
 
 	ASSERT_EQ(0, dbg_write("pdn_next", old_pdn));
 	ASSERT_EQ(0, pd_alloc_write(self->fd, &b));
@@ -261,13 +261,12 @@ TEST_F(pd, stale_handle_after_pdn_wrap)
 	/* the pdn check is fooled ... */
 	EXPECT_EQ(0, test_pd_import_pdn(self->fd, h, old_pdn));
 	/* ... the identity is not */
-	EXPECT_EQ(ESTALE, test_pd_import(self->fd, h, &old_id, NULL, NULL,
-					 NULL));
+	test_err_pd_import_id(ESTALE, self->fd, h, &old_id);
 	ASSERT_EQ(0, test_pd_import(self->fd, h, &b.id, NULL, &id, NULL));
 	EXPECT_EQ(b.id, id);
 	/* no PD has the identity 0 */
-	EXPECT_EQ(ESTALE, test_pd_import(self->fd, h, &zero, NULL, NULL, NULL));
-	ASSERT_EQ(0, test_pd_destroy(self->fd, b.handle));
+	test_err_pd_import_id(ESTALE, self->fd, h, &zero);
+	test_cmd_pd_destroy(self->fd, b.handle);
 }
 
 /* A failed allocation, here a response the kernel cannot write, uses up
@@ -289,8 +288,8 @@ TEST_F(pd, failed_alloc_keeps_identity)
 	ASSERT_EQ(0, pd_alloc(self->fd, &b));
 	EXPECT_EQ(a.id + 1, b.id);
 	EXPECT_EQ(self->base_pds + 2, dbg_read("num_pds"));
-	ASSERT_EQ(0, test_pd_destroy(self->fd, b.handle));
-	ASSERT_EQ(0, test_pd_destroy(self->fd, a.handle));
+	test_cmd_pd_destroy(self->fd, b.handle);
+	test_cmd_pd_destroy(self->fd, a.handle);
 }
 
 /*
@@ -320,13 +319,13 @@ TEST_F(pd, failed_response_keeps_identity)
 	EXPECT_EQ(self->base_pds + 1, dbg_read("num_pds"));
 	ASSERT_EQ(0, pd_alloc(self->fd, &b));
 	EXPECT_EQ(a.id + 1, b.id);
-	ASSERT_EQ(0, test_pd_destroy(self->fd, b.handle));
-	ASSERT_EQ(0, test_pd_destroy(self->fd, a.handle));
+	test_cmd_pd_destroy(self->fd, b.handle);
+	test_cmd_pd_destroy(self->fd, a.handle);
 
 	/* a destroyed PD's identity is not given again, even the newest's */
 	ASSERT_EQ(0, pd_alloc(self->fd, &a));
 	EXPECT_EQ(b.id + 1, a.id);
-	ASSERT_EQ(0, test_pd_destroy(self->fd, a.handle));
+	test_cmd_pd_destroy(self->fd, a.handle);
 	munmap(ro, 4096);
 }
 
@@ -411,7 +410,7 @@ TEST_F(pd, reg_mr_udata)
 	dreq.mr_handle = resp.mr_handle;
 	ASSERT_EQ(0, raw_write(fd, IB_USER_VERBS_CMD_DEREG_MR, &dreq,
 			       sizeof(dreq), NULL, 0, NULL, 0, NULL, 0));
-	ASSERT_EQ(0, test_pd_destroy(fd, pd.handle));
+	test_cmd_pd_destroy(fd, pd.handle);
 }
 
 /* The device's max_mr_size is what reg_mr enforces. */
@@ -422,15 +421,14 @@ TEST_F(pd, reg_mr_max_size)
 	uint32_t mr;
 
 	ASSERT_EQ(0, pd_alloc(self->fd, &pd));
-	EXPECT_EQ(EINVAL, test_mr_reg(self->fd, pd.handle, hole,
-				      (size_t)UINT32_MAX + 1, 0, &mr, NULL));
-	EXPECT_EQ(EINVAL, test_mr_reg(self->fd, pd.handle, hole,
-				      (size_t)1 << 40, 0, &mr, NULL));
+	test_err_mr_reg(EINVAL, self->fd, pd.handle, hole,
+			(size_t)UINT32_MAX + 1, 0, &mr);
+	test_err_mr_reg(EINVAL, self->fd, pd.handle, hole, (size_t)1 << 40, 0,
+			&mr);
 	/* within the limit: the pages are missing, not the size wrong */
-	EXPECT_EQ(EFAULT, test_mr_reg(self->fd, pd.handle, hole, UINT32_MAX,
-				      0, &mr, NULL));
+	test_err_mr_reg(EFAULT, self->fd, pd.handle, hole, UINT32_MAX, 0, &mr);
 	EXPECT_EQ(self->base_mrs, dbg_read("num_mrs"));
-	ASSERT_EQ(0, test_pd_destroy(self->fd, pd.handle));
+	test_cmd_pd_destroy(self->fd, pd.handle);
 }
 
 /*
@@ -477,7 +475,7 @@ TEST_F(pd, debugfs_pds_in_small_reads)
 		       sizes[k], mine, dups);
 	}
 	for (i = 0; i < n; i++)
-		ASSERT_EQ(0, test_pd_destroy(self->fd, pds[i].handle));
+		test_cmd_pd_destroy(self->fd, pds[i].handle);
 	free(pds);
 	free(text);
 }
@@ -519,23 +517,23 @@ TEST_F(pd, dealloc_busy_with_mr)
 	EXPECT_NE(0, lkey);
 	EXPECT_EQ(self->base_mrs + 1, dbg_read("num_mrs"));
 
-	EXPECT_EQ(EBUSY, test_pd_destroy(self->fd, pd.handle));
+	test_err_pd_destroy(EBUSY, self->fd, pd.handle);
 	ASSERT_EQ(0, pd_usecnt(self->fd, pd.handle, &usecnt));
 	EXPECT_EQ(1, usecnt);
 
 	/* still fully usable after the failed dealloc */
-	ASSERT_EQ(0, test_mr_reg(self->fd, pd.handle, self->buf + 4096, 8192,
-				 TEST_ACCESS_LOCAL_WRITE |
-				 TEST_ACCESS_REMOTE_READ, &mr2, NULL));
+	test_cmd_mr_reg(self->fd, pd.handle, self->buf + 4096, 8192,
+			TEST_ACCESS_LOCAL_WRITE | TEST_ACCESS_REMOTE_READ,
+			&mr2);
 	ASSERT_EQ(0, pd_usecnt(self->fd, pd.handle, &usecnt));
 	EXPECT_EQ(2, usecnt);
-	EXPECT_EQ(EBUSY, test_pd_destroy(self->fd, pd.handle));
+	test_err_pd_destroy(EBUSY, self->fd, pd.handle);
 
-	ASSERT_EQ(0, test_mr_destroy(self->fd, mr));
-	EXPECT_EQ(EBUSY, test_pd_destroy(self->fd, pd.handle));
-	ASSERT_EQ(0, test_mr_destroy(self->fd, mr2));
+	test_cmd_mr_destroy(self->fd, mr);
+	test_err_pd_destroy(EBUSY, self->fd, pd.handle);
+	test_cmd_mr_destroy(self->fd, mr2);
 	EXPECT_EQ(self->base_mrs, dbg_read("num_mrs"));
-	ASSERT_EQ(0, test_pd_destroy(self->fd, pd.handle));
+	test_cmd_pd_destroy(self->fd, pd.handle);
 	EXPECT_EQ(self->base_pds, dbg_read("num_pds"));
 }
 
@@ -557,13 +555,13 @@ TEST_F(pd, import_through_dup_fd)
 	EXPECT_EQ(0, usecnt);
 
 	/* the imported PD works in a verb that takes a PD */
-	ASSERT_EQ(0, test_mr_reg(fd2, pd.handle, self->buf, BUF_LEN,
-				 TEST_ACCESS_LOCAL_WRITE, &mr, NULL));
-	EXPECT_EQ(EBUSY, test_pd_destroy(self->fd, pd.handle));
-	EXPECT_EQ(EBUSY, test_pd_destroy(fd2, pd.handle));
-	ASSERT_EQ(0, test_mr_destroy(fd2, mr));
+	test_cmd_mr_reg(fd2, pd.handle, self->buf, BUF_LEN,
+			TEST_ACCESS_LOCAL_WRITE, &mr);
+	test_err_pd_destroy(EBUSY, self->fd, pd.handle);
+	test_err_pd_destroy(EBUSY, fd2, pd.handle);
+	test_cmd_mr_destroy(fd2, mr);
 
-	ASSERT_EQ(0, test_pd_destroy(self->fd, pd.handle));
+	test_cmd_pd_destroy(self->fd, pd.handle);
 	ASSERT_EQ(0, close(fd2));
 	EXPECT_EQ(self->base_pds, dbg_read("num_pds"));
 }
@@ -575,18 +573,13 @@ TEST_F(pd, dealloc_through_imported_pd)
 
 	ASSERT_LE(0, fd2);
 	ASSERT_EQ(0, pd_alloc(self->fd, &pd));
-	ASSERT_EQ(0, test_pd_import(fd2, pd.handle, NULL, NULL, NULL, NULL));
-	ASSERT_EQ(0, test_pd_destroy(fd2, pd.handle));
+	test_cmd_pd_import(fd2, pd.handle);
+	test_cmd_pd_destroy(fd2, pd.handle);
 	EXPECT_EQ(self->base_pds, dbg_read("num_pds"));
 	/* the allocator's handle now names nothing */
-	EXPECT_EQ(ENOENT, test_pd_destroy(self->fd, pd.handle));
+	test_err_pd_destroy(ENOENT, self->fd, pd.handle);
 	ASSERT_EQ(0, close(fd2));
 }
-
-/*
- * unimport_leaves_kernel_pd is gone from here: unimport is the library's
- * alone (no kernel call), tested by the libibverbs tests in selftests/verbs.
- */
 
 TEST_F(pd, use_after_destroy)
 {
@@ -596,25 +589,21 @@ TEST_F(pd, use_after_destroy)
 
 	ASSERT_LE(0, fd2);
 	ASSERT_EQ(0, pd_alloc(self->fd, &pd));
-	ASSERT_EQ(0, test_pd_import(fd2, pd.handle, NULL, NULL, NULL, NULL));
-	ASSERT_EQ(0, test_pd_destroy(self->fd, pd.handle));
+	test_cmd_pd_import(fd2, pd.handle);
+	test_cmd_pd_destroy(self->fd, pd.handle);
 
-	EXPECT_EQ(ENOENT, test_mr_reg(fd2, pd.handle, self->buf, 4096, 0, &mr,
-				      NULL));
-	EXPECT_EQ(ENOENT, test_pd_import(fd2, pd.handle, &pd.id, NULL, NULL,
-					 NULL));
-	EXPECT_EQ(ENOENT, test_pd_destroy(fd2, pd.handle));
-	EXPECT_EQ(ENOENT, test_pd_import(fd2, pd.handle, NULL, NULL, NULL,
-					 NULL));
+	test_err_mr_reg(ENOENT, fd2, pd.handle, self->buf, 4096, 0, &mr);
+	test_err_pd_import_id(ENOENT, fd2, pd.handle, &pd.id);
+	test_err_pd_destroy(ENOENT, fd2, pd.handle);
+	test_err_pd_import(ENOENT, fd2, pd.handle);
 	EXPECT_EQ(self->base_pds, dbg_read("num_pds"));
 	ASSERT_EQ(0, close(fd2));
 }
 
 TEST_F(pd, import_bad_handle)
 {
-	EXPECT_EQ(ENOENT, test_pd_import(self->fd, 0xdead, NULL, NULL, NULL,
-					 NULL));
-	EXPECT_EQ(ENOENT, test_pd_import_pdn(self->fd, 0xdead, 1));
+	test_err_pd_import(ENOENT, self->fd, 0xdead);
+	test_err_pd_import_pdn(ENOENT, self->fd, 0xdead, 1);
 }
 
 TEST_F(pd, import_wrong_object_type)
@@ -623,13 +612,11 @@ TEST_F(pd, import_wrong_object_type)
 	struct pd pd;
 
 	ASSERT_EQ(0, pd_alloc(self->fd, &pd));
-	ASSERT_EQ(0, test_mr_reg(self->fd, pd.handle, self->buf, 4096, 0, &mr,
-				 NULL));
+	test_cmd_mr_reg(self->fd, pd.handle, self->buf, 4096, 0, &mr);
 	ASSERT_NE(pd.handle, mr);
-	EXPECT_EQ(EINVAL, test_pd_import(self->fd, mr, NULL, NULL, NULL,
-					 NULL));
-	ASSERT_EQ(0, test_mr_destroy(self->fd, mr));
-	ASSERT_EQ(0, test_pd_destroy(self->fd, pd.handle));
+	test_err_pd_import(EINVAL, self->fd, mr);
+	test_cmd_mr_destroy(self->fd, mr);
+	test_cmd_pd_destroy(self->fd, pd.handle);
 }
 
 TEST_F(pd, import_from_another_file)
@@ -641,16 +628,15 @@ TEST_F(pd, import_from_another_file)
 	ASSERT_EQ(0, pd_alloc(self->fd, &pd));
 
 	/* handles are per file: the other file has no such object */
-	EXPECT_EQ(ENOENT, test_pd_import(other, pd.handle, NULL, NULL, NULL,
-					 NULL));
+	test_err_pd_import(ENOENT, other, pd.handle);
 
 	/* once it has one, the same number names a different PD */
 	ASSERT_EQ(0, pd_alloc(other, &opd));
 	ASSERT_EQ(pd.handle, opd.handle);
-	EXPECT_EQ(ESTALE, test_pd_import_pdn(other, pd.handle, pd.pdn));
+	test_err_pd_import_pdn(ESTALE, other, pd.handle, pd.pdn);
 
-	ASSERT_EQ(0, test_pd_destroy(other, opd.handle));
-	ASSERT_EQ(0, test_pd_destroy(self->fd, pd.handle));
+	test_cmd_pd_destroy(other, opd.handle);
+	test_cmd_pd_destroy(self->fd, pd.handle);
 	ASSERT_EQ(0, close(other));
 }
 
@@ -662,15 +648,15 @@ TEST_F(pd, list_pds)
 
 	for (i = 0; i < 3; i++)
 		ASSERT_EQ(0, pd_alloc(self->fd, &pds[i]));
-	ASSERT_EQ(0, test_list_pds(self->fd, handles, 16, &total));
+	test_cmd_list_pds(self->fd, handles, 16, &total);
 	EXPECT_EQ(3, total);
 	for (i = 0; i < 3; i++)
 		for (j = 0; j < total; j++)
 			found += handles[j] == pds[i].handle;
 	EXPECT_EQ(3, found);
 	for (i = 0; i < 3; i++)
-		ASSERT_EQ(0, test_pd_destroy(self->fd, pds[i].handle));
-	ASSERT_EQ(0, test_list_pds(self->fd, handles, 16, &total));
+		test_cmd_pd_destroy(self->fd, pds[i].handle);
+	test_cmd_list_pds(self->fd, handles, 16, &total);
 	EXPECT_EQ(0, total);
 }
 
@@ -690,12 +676,12 @@ TEST_F(pd, max_pd_enomem)
 	EXPECT_EQ(self->base_pds + 3, dbg_read("num_pds"));
 
 	/* a freed slot can be used again */
-	ASSERT_EQ(0, test_pd_destroy(self->fd, pds[2].handle));
+	test_cmd_pd_destroy(self->fd, pds[2].handle);
 	ASSERT_EQ(0, pd_alloc(self->fd, &pds[2]));
 
 	ASSERT_EQ(0, dbg_write("max_pd", old_max));
 	for (i = 0; i < 3; i++)
-		ASSERT_EQ(0, test_pd_destroy(self->fd, pds[i].handle));
+		test_cmd_pd_destroy(self->fd, pds[i].handle);
 	EXPECT_EQ(-1, dbg_write("max_pd", 0));
 }
 
@@ -752,7 +738,7 @@ TEST_F(pd, fault_alloc_pd)
 	EXPECT_EQ(self->base_pds, dbg_read("num_pds"));
 	EXPECT_EQ(self->base_pds, rdma_res_pds());
 	ASSERT_EQ(0, pd_alloc(self->fd, &pd));
-	ASSERT_EQ(0, test_pd_destroy(self->fd, pd.handle));
+	test_cmd_pd_destroy(self->fd, pd.handle);
 }
 
 TEST_F(pd, fault_reg_mr)
@@ -762,13 +748,12 @@ TEST_F(pd, fault_reg_mr)
 
 	ASSERT_EQ(0, pd_alloc(self->fd, &pd));
 	ASSERT_EQ(0, dbg_write("fail_reg_mr", 1));
-	EXPECT_EQ(ENOMEM, test_mr_reg(self->fd, pd.handle, self->buf, 4096, 0,
-				      &mr, NULL));
+	test_err_mr_reg(ENOMEM, self->fd, pd.handle, self->buf, 4096, 0, &mr);
 	ASSERT_EQ(0, dbg_write("fail_reg_mr", 0));
 	ASSERT_EQ(0, pd_usecnt(self->fd, pd.handle, &usecnt));
 	EXPECT_EQ(0, usecnt);
 	EXPECT_EQ(self->base_mrs, dbg_read("num_mrs"));
-	ASSERT_EQ(0, test_pd_destroy(self->fd, pd.handle));
+	test_cmd_pd_destroy(self->fd, pd.handle);
 }
 
 TEST_F(pd, fault_import)
@@ -781,7 +766,7 @@ TEST_F(pd, fault_import)
 	err = test_pd_import(self->fd, pd.handle, NULL, NULL, NULL, NULL);
 	ASSERT_EQ(0, dbg_write("fail_import", 0));
 	EXPECT_EQ(ENOMEM, err);
-	ASSERT_EQ(0, test_pd_destroy(self->fd, pd.handle));
+	test_cmd_pd_destroy(self->fd, pd.handle);
 }
 
 TEST_F(pd, reg_mr_bad_args)
@@ -791,22 +776,20 @@ TEST_F(pd, reg_mr_bad_args)
 	void *hole;
 
 	ASSERT_EQ(0, pd_alloc(self->fd, &pd));
-	EXPECT_EQ(EINVAL, test_mr_reg(self->fd, pd.handle, self->buf, 0, 0,
-				      &mr, NULL));
+	test_err_mr_reg(EINVAL, self->fd, pd.handle, self->buf, 0, 0, &mr);
 	/* remote write needs local write */
-	EXPECT_EQ(EINVAL, test_mr_reg(self->fd, pd.handle, self->buf, 4096,
-				      TEST_ACCESS_REMOTE_WRITE, &mr, NULL));
-	EXPECT_EQ(EINVAL, test_mr_reg(self->fd, pd.handle, self->buf, 4096,
-				      1 << 12, &mr, NULL));
+	test_err_mr_reg(EINVAL, self->fd, pd.handle, self->buf, 4096,
+			TEST_ACCESS_REMOTE_WRITE, &mr);
+	test_err_mr_reg(EINVAL, self->fd, pd.handle, self->buf, 4096, 1 << 12,
+			&mr);
 
 	hole = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, hole);
 	ASSERT_EQ(0, munmap(hole, 4096));
-	EXPECT_EQ(EFAULT, test_mr_reg(self->fd, pd.handle, hole, 4096, 0, &mr,
-				      NULL));
+	test_err_mr_reg(EFAULT, self->fd, pd.handle, hole, 4096, 0, &mr);
 
 	EXPECT_EQ(self->base_mrs, dbg_read("num_mrs"));
-	ASSERT_EQ(0, test_pd_destroy(self->fd, pd.handle));
+	test_cmd_pd_destroy(self->fd, pd.handle);
 }
 
 TEST_F(pd, close_of_one_fd_keeps_objects)
@@ -818,8 +801,7 @@ TEST_F(pd, close_of_one_fd_keeps_objects)
 	ASSERT_LE(0, fd2);
 	ASSERT_EQ(0, pd_alloc(self->fd, &pd));
 	/* the MR is left behind, on purpose */
-	ASSERT_EQ(0, test_mr_reg(self->fd, pd.handle, self->buf, 4096, 0, &mr,
-				 NULL));
+	test_cmd_mr_reg(self->fd, pd.handle, self->buf, 4096, 0, &mr);
 
 	ASSERT_EQ(0, close(self->fd));
 	self->fd = -1;
@@ -895,7 +877,7 @@ TEST_F(pd, fork_child_imports_inherited_file)
 	/* the child's MR lives on in the file the parent still holds */
 	ASSERT_EQ(0, pd_usecnt(self->fd, pd.handle, &usecnt));
 	EXPECT_EQ(1, usecnt);
-	EXPECT_EQ(EBUSY, test_pd_destroy(self->fd, pd.handle));
+	test_err_pd_destroy(EBUSY, self->fd, pd.handle);
 	close(sync[0]);
 }
 
@@ -948,7 +930,7 @@ TEST_F(pd, share_over_scm_rights)
 	ASSERT_EQ('r', c);
 
 	/* the child's MR, registered through its imported PD, pins ours */
-	EXPECT_EQ(EBUSY, test_pd_destroy(self->fd, pd.handle));
+	test_err_pd_destroy(EBUSY, self->fd, pd.handle);
 	ASSERT_EQ(0, pd_usecnt(self->fd, pd.handle, &usecnt));
 	EXPECT_EQ(1, usecnt);
 	ASSERT_EQ(1, write(sv[0], "g", 1));
@@ -961,7 +943,7 @@ TEST_F(pd, share_over_scm_rights)
 	/* the child is done: our PD is intact and now free to go */
 	ASSERT_EQ(0, pd_usecnt(self->fd, pd.handle, &usecnt));
 	EXPECT_EQ(0, usecnt);
-	ASSERT_EQ(0, test_pd_destroy(self->fd, pd.handle));
+	test_cmd_pd_destroy(self->fd, pd.handle);
 	EXPECT_EQ(self->base_pds, dbg_read("num_pds"));
 	close(sv[0]);
 }
@@ -975,9 +957,9 @@ TEST(import_device_bad_fd)
 	int fd = open("/dev/null", O_RDWR);
 
 	ASSERT_LE(0, fd);
-	EXPECT_EQ(ENOTTY, test_query_context(fd));
+	test_err_query_context(ENOTTY, fd);
 	EXPECT_EQ(0, close(fd));
-	EXPECT_EQ(EBADF, test_query_context(-1));
+	test_err_query_context(EBADF, -1);
 }
 
 TEST(import_device_without_context)
@@ -986,15 +968,8 @@ TEST(import_device_without_context)
 
 	ASSERT_LE(0, fd);
 	ASSERT_TRUE(test_find_driver_id(fd));
-	EXPECT_EQ(EINVAL, test_query_context(fd));
+	test_err_query_context(EINVAL, fd);
 	EXPECT_EQ(0, close(fd));
-}
-
-static int sh(const char *cmd)
-{
-	int status = system(cmd);
-
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 /*
@@ -1015,23 +990,22 @@ static void delete_with_open_files(struct __test_metadata *_metadata,
 	fd2 = dup_ctx(fd);
 	ASSERT_LE(0, fd2);
 	ASSERT_EQ(0, pd_alloc(fd, &pd));
-	ASSERT_EQ(0, test_mr_reg(fd, pd.handle, buf, 4096, 0, &mr, NULL));
-	ASSERT_EQ(0, test_pd_import(fd2, pd.handle, NULL, NULL, NULL, NULL));
+	test_cmd_mr_reg(fd, pd.handle, buf, 4096, 0, &mr);
+	test_cmd_pd_import(fd2, pd.handle);
 
 	/* must not hang: the files are disassociated */
-	ASSERT_EQ(0, sh(del));
+	ASSERT_EQ(0, sh("%s", del));
 
-	EXPECT_EQ(EIO, test_pd_alloc(fd, &h, NULL, NULL));
+	test_err_pd_alloc(EIO, fd, &h);
 	EXPECT_EQ(EIO, test_pd_alloc_write(fd, &h, NULL));
-	EXPECT_EQ(EIO, test_pd_import(fd2, pd.handle, NULL, NULL, NULL, NULL));
-	EXPECT_EQ(EIO, test_pd_import(fd2, pd.handle, &pd.id, NULL, NULL,
-				      NULL));
-	EXPECT_EQ(EIO, test_mr_reg(fd, pd.handle, buf, 4096, 0, &mr2, NULL));
+	test_err_pd_import(EIO, fd2, pd.handle);
+	test_err_pd_import_id(EIO, fd2, pd.handle, &pd.id);
+	test_err_mr_reg(EIO, fd, pd.handle, buf, 4096, 0, &mr2);
 
 	/* destroy still answers, so that userspace can clean up */
 	EXPECT_EQ(0, test_mr_destroy(fd, mr));
 	EXPECT_EQ(0, test_pd_destroy(fd, pd.handle));
-	EXPECT_EQ(ENOENT, test_pd_destroy(fd2, pd.handle));
+	test_err_pd_destroy(ENOENT, fd2, pd.handle);
 	EXPECT_EQ(0, close(fd2));
 	EXPECT_EQ(0, close(fd));
 	EXPECT_EQ(-ENODEV, test_open(name));
@@ -1273,12 +1247,11 @@ TEST_F(abi, destroy_wrong_type)
 	char *buf = aligned_alloc(4096, 4096);
 	uint32_t mr;
 
-	ASSERT_EQ(0, test_mr_reg(self->fd, self->pd.handle, buf, 4096, 0, &mr,
-				 NULL));
+	test_cmd_mr_reg(self->fd, self->pd.handle, buf, 4096, 0, &mr);
 	raw_init(&c, UVERBS_OBJECT_PD, UVERBS_METHOD_PD_DESTROY);
 	raw_attr(&c, UVERBS_ATTR_DESTROY_PD_HANDLE, 0, mr);
 	EXPECT_EQ(EINVAL, raw_exec(self->fd, &c));
-	ASSERT_EQ(0, test_mr_destroy(self->fd, mr));
+	test_cmd_mr_destroy(self->fd, mr);
 	free(buf);
 }
 

@@ -15,11 +15,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <rdma/ib_user_ioctl_cmds.h>
 #include <rdma/ib_user_verbs.h>
@@ -35,6 +37,29 @@ static inline const char *test_dev(void)
 	const char *d = getenv("IBPD_DEV");
 
 	return d && *d ? d : "ibpd0";
+}
+
+/* The integer in environment variable NAME, def when it is unset or empty. */
+static inline int env_int(const char *name, int def)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? atoi(v) : def;
+}
+
+/* Runs a shell command (printf format): its exit status, -1 if killed. */
+static inline int __attribute__((format(printf, 1, 2)))
+sh(const char *fmt, ...)
+{
+	char cmd[1024];
+	va_list ap;
+	int status;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	status = system(cmd);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 struct raw_cmd {
@@ -455,6 +480,43 @@ static inline int test_list_pds(int fd, uint32_t *handles, size_t max,
 		 (uintptr_t)handles);
 	return raw_exec(fd, &c);
 }
+
+/*
+ * As iommufd_utils.h's test_cmd_X and test_err_X, in a harness test: the
+ * call succeeds (else the test stops) or fails with _errno. They leave out
+ * the outputs a test does not look at (pdn, id, usecnt, lkey): a test that
+ * reads them calls test_X() itself.
+ */
+#define test_cmd_query_context(fd) ASSERT_EQ(0, test_query_context(fd))
+#define test_err_query_context(_errno, fd) \
+	EXPECT_EQ(_errno, test_query_context(fd))
+#define test_cmd_pd_alloc(fd, handle) \
+	ASSERT_EQ(0, test_pd_alloc(fd, handle, NULL, NULL))
+#define test_err_pd_alloc(_errno, fd, handle) \
+	EXPECT_EQ(_errno, test_pd_alloc(fd, handle, NULL, NULL))
+#define test_cmd_pd_destroy(fd, handle) \
+	ASSERT_EQ(0, test_pd_destroy(fd, handle))
+#define test_err_pd_destroy(_errno, fd, handle) \
+	EXPECT_EQ(_errno, test_pd_destroy(fd, handle))
+#define test_cmd_pd_import(fd, handle) \
+	ASSERT_EQ(0, test_pd_import(fd, handle, NULL, NULL, NULL, NULL))
+#define test_err_pd_import(_errno, fd, handle) \
+	EXPECT_EQ(_errno, test_pd_import(fd, handle, NULL, NULL, NULL, NULL))
+/* the import that names the PD's id too (want_id) */
+#define test_err_pd_import_id(_errno, fd, handle, want_id) \
+	EXPECT_EQ(_errno, test_pd_import(fd, handle, want_id, NULL, NULL, NULL))
+#define test_err_pd_import_pdn(_errno, fd, handle, pdn) \
+	EXPECT_EQ(_errno, test_pd_import_pdn(fd, handle, pdn))
+#define test_cmd_mr_reg(fd, pd, addr, len, access, handle) \
+	ASSERT_EQ(0, test_mr_reg(fd, pd, addr, len, access, handle, NULL))
+#define test_err_mr_reg(_errno, fd, pd, addr, len, access, handle) \
+	EXPECT_EQ(_errno, test_mr_reg(fd, pd, addr, len, access, handle, NULL))
+#define test_cmd_mr_destroy(fd, handle) \
+	ASSERT_EQ(0, test_mr_destroy(fd, handle))
+#define test_err_mr_destroy(_errno, fd, handle) \
+	EXPECT_EQ(_errno, test_mr_destroy(fd, handle))
+#define test_cmd_list_pds(fd, handles, max, total) \
+	ASSERT_EQ(0, test_list_pds(fd, handles, max, total))
 
 static inline int dbg_path(char *buf, size_t len, const char *file)
 {

@@ -15,16 +15,6 @@
 #include "kselftest_harness.h"
 #include "ibpd_test.h"
 
-static int sh(const char *fmt, const char *arg)
-{
-	char cmd[1024];
-	int status;
-
-	snprintf(cmd, sizeof(cmd), fmt, arg);
-	status = system(cmd);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
 static int ibdev_exists(const char *name)
 {
 	char path[256];
@@ -53,10 +43,10 @@ static void open_shared(struct __test_metadata *_metadata, const char *name,
 	ASSERT_LE(0, *fd);
 	*fd2 = dup(*fd);
 	ASSERT_LE(0, *fd2);
-	ASSERT_EQ(0, test_query_context(*fd2));
-	ASSERT_EQ(0, test_pd_alloc(*fd, pd, NULL, NULL));
-	ASSERT_EQ(0, test_mr_reg(*fd, *pd, buf, 4096, 0, mr, NULL));
-	ASSERT_EQ(0, test_pd_import(*fd2, *pd, NULL, NULL, NULL, NULL));
+	test_cmd_query_context(*fd2);
+	test_cmd_pd_alloc(*fd, pd);
+	test_cmd_mr_reg(*fd, *pd, buf, 4096, 0, mr);
+	test_cmd_pd_import(*fd2, *pd);
 }
 
 TEST(unload_with_open_files)
@@ -71,12 +61,12 @@ TEST(unload_with_open_files)
 	open_shared(_metadata, "ibpd0", buf, &fd, &fd2, &pd, &mr);
 
 	/* no hang, no refusal: the files are disassociated */
-	ASSERT_EQ(0, sh("rmmod ibpd", NULL));
+	ASSERT_EQ(0, sh("rmmod ibpd"));
 	EXPECT_FALSE(ibdev_exists("ibpd0"));
 	if (rxe)
 		EXPECT_TRUE(ibdev_exists("rxe0"));
 
-	EXPECT_EQ(EIO, test_pd_alloc(fd, &pd, NULL, NULL));
+	test_err_pd_alloc(EIO, fd, &pd);
 	EXPECT_EQ(EIO, test_pd_import(fd2, pd, NULL, &pdn, NULL, NULL));
 	EXPECT_EQ(0, test_mr_destroy(fd, mr));
 	EXPECT_EQ(0, test_pd_destroy(fd2, pd));
@@ -86,7 +76,7 @@ TEST(unload_with_open_files)
 	ASSERT_EQ(0, sh("insmod %s", ko()));
 	fd = test_open("ibpd0");
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, test_pd_alloc(fd, &pd, NULL, NULL));
+	test_cmd_pd_alloc(fd, &pd);
 	EXPECT_EQ(0, test_pd_destroy(fd, pd));
 	EXPECT_EQ(0, close(fd));
 	free(buf);
@@ -96,24 +86,24 @@ TEST(unload_with_runtime_devices)
 {
 	if (!ko())
 		SKIP(return, "IBPD_KO is not set");
-	ASSERT_EQ(0, sh("rdma link add ibpdu0 type ibpd netdev lo", NULL));
-	ASSERT_EQ(0, sh("rdma link add ibpdu1 type ibpd netdev lo", NULL));
+	ASSERT_EQ(0, sh("rdma link add ibpdu0 type ibpd netdev lo"));
+	ASSERT_EQ(0, sh("rdma link add ibpdu1 type ibpd netdev lo"));
 	EXPECT_TRUE(ibdev_exists("ibpdu1"));
-	ASSERT_EQ(0, sh("rdma link delete ibpdu0", NULL));
+	ASSERT_EQ(0, sh("rdma link delete ibpdu0"));
 	EXPECT_FALSE(ibdev_exists("ibpdu0"));
-	ASSERT_EQ(0, sh("rmmod ibpd", NULL));
+	ASSERT_EQ(0, sh("rmmod ibpd"));
 	EXPECT_FALSE(ibdev_exists("ibpdu1"));
 	EXPECT_FALSE(ibdev_exists("ibpd0"));
 	if (ibdev_exists("rxe0"))
-		EXPECT_EQ(0, sh("rdma dev show rxe0 >/dev/null", NULL));
+		EXPECT_EQ(0, sh("rdma dev show rxe0 >/dev/null"));
 	ASSERT_EQ(0, sh("insmod %s", ko()));
 }
 
 static int cycles(void)
 {
-	const char *c = getenv("IBPD_CYCLES");
+	int n = env_int("IBPD_CYCLES", 3);
 
-	return c && atoi(c) > 0 ? atoi(c) : 3;
+	return n > 0 ? n : 3;
 }
 
 /* The cycles take long on a KASAN kernel under TCG: a longer timeout. */
@@ -139,11 +129,11 @@ TEST_F_TIMEOUT(cycles, device_delete, 600)
 		uint32_t pd, mr, imr, h;
 		int fd, fd2;
 
-		ASSERT_EQ(0, sh("rdma link add ibpdc0 type ibpd netdev lo", NULL));
+		ASSERT_EQ(0, sh("rdma link add ibpdc0 type ibpd netdev lo"));
 		open_shared(_metadata, "ibpdc0", buf, &fd, &fd2, &pd, &mr);
-		ASSERT_EQ(0, test_mr_reg(fd2, pd, buf, 4096, 0, &imr, NULL));
-		ASSERT_EQ(0, sh("rdma link delete ibpdc0", NULL));
-		EXPECT_EQ(EIO, test_pd_alloc(fd2, &h, NULL, NULL));
+		test_cmd_mr_reg(fd2, pd, buf, 4096, 0, &imr);
+		ASSERT_EQ(0, sh("rdma link delete ibpdc0"));
+		test_err_pd_alloc(EIO, fd2, &h);
 		EXPECT_EQ(0, test_mr_destroy(fd, mr));
 		EXPECT_EQ(0, test_mr_destroy(fd2, imr));
 		EXPECT_EQ(0, close(fd));
@@ -161,11 +151,11 @@ TEST_F_TIMEOUT(cycles, load_unload, 600)
 		SKIP(return, "IBPD_KO is not set");
 	snprintf(cmd, sizeof(cmd), "%s ndevs=3", ko());
 	for (i = 0; i < cycles(); i++) {
-		ASSERT_EQ(0, sh("rmmod ibpd", NULL));
+		ASSERT_EQ(0, sh("rmmod ibpd"));
 		ASSERT_EQ(0, sh("insmod %s", cmd));
 		EXPECT_TRUE(ibdev_exists("ibpd2"));
 	}
-	ASSERT_EQ(0, sh("rmmod ibpd", NULL));
+	ASSERT_EQ(0, sh("rmmod ibpd"));
 	ASSERT_EQ(0, sh("insmod %s", ko()));
 	EXPECT_TRUE(ibdev_exists("ibpd0"));
 	EXPECT_FALSE(ibdev_exists("ibpd1"));

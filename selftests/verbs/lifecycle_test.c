@@ -13,7 +13,7 @@
  *   new process's context where it went;
  * - deletes the namespace it was moved to: it comes back, and works
  *   again through a new context.
- * Needs root, iproute2's rdma and ip, and dummy0 (selftests/rxe_up.sh).
+ * Needs root, iproute2's rdma and ip, and dummy0 (selftests/vm/rxe_up.sh).
  */
 
 #include <errno.h>

@@ -89,7 +89,7 @@ harness() {
 	return "$rc"
 }
 
-"$top/selftests/rxe_up.sh" || exit 1
+"$top/selftests/vm/rxe_up.sh" || exit 1
 echo "TAP version 13"
 for lib in "${libs[@]}"; do
 	use_lib "$lib" || { verdict 1 "$lib: libibverbs and provider"; continue; }
@@ -97,7 +97,7 @@ for lib in "${libs[@]}"; do
 	check "$lib ibv_devices lists ibpd0" sh -c 'ibv_devices | grep -qw ibpd0'
 	harness "$lib seed_test" "$b/seed_test" || status=1
 	cp /tmp/verbs-tap "/tmp/seed-$lib.tap"
-	"$top/selftests/rxe_diff.sh" "/tmp/seed-$lib.tap" ibpd0 rxe0 || status=1
+	"$top/selftests/vm/rxe_diff.sh" "/tmp/seed-$lib.tap" ibpd0 rxe0 || status=1
 	IBPD_TEST_DEV=ibpd0 harness "$lib dv_test ibpd0" "$b/dv_test" || status=1
 	IBPD_TEST_DEV=rxe0 IBPD_TEST_DV=0 harness "$lib dv_test rxe0" \
 		"$b/dv_test" || status=1

@@ -10,7 +10,7 @@
  * software device, one fixture variant each ("seed.ibpd0.CASE",
  * "seed.rxe0.CASE"), with the same expectations except import: rxe cannot
  * import (stock kernels), so every import there must fail with EOPNOTSUPP
- * and the rest of such a case is skipped. selftests/rxe_diff.sh then checks
+ * and the rest of such a case is skipped. selftests/vm/rxe_diff.sh then checks
  * that both devices gave the same results. IBPD_TEST_DEV=NAME runs only
  * the variant of that device. siw0, where there is one, is like rxe0.
  * IBPD_TEST_IMPORT_ALL=1 expects import to work on every device: a kernel

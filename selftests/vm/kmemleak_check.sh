@@ -12,7 +12,7 @@ if [ "${1:-check}" = clear ]; then
 	[ -w $kml ] && echo clear > $kml
 	exit 0
 fi
-. "$dir/../scripts/tests/tap.sh"
+. "$dir/../tap.sh"
 echo "TAP version 13"
 echo "1..1"
 tap_out=/tmp/kmemleak.out

@@ -80,17 +80,10 @@ struct shared {
 	int unloading;	/* no debugfs reads: an open one refuses rmmod */
 };
 
-static struct shared *sh;
+static struct shared *shm;
 
 #define ADD(x, n) __atomic_fetch_add(&(x), (n), __ATOMIC_RELAXED)
 #define LOAD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
-
-static int env_int(const char *name, int def)
-{
-	const char *v = getenv(name);
-
-	return v && *v ? atoi(v) : def;
-}
 
 static double now(void)
 {
@@ -120,10 +113,10 @@ static bool expected(int err)
 
 static void count(enum op op, int err)
 {
-	ADD(sh->ops[op], 1);
-	ADD(sh->errs[op][err > 0 && err <= MAX_ERRNO ? err : 0], !!err);
+	ADD(shm->ops[op], 1);
+	ADD(shm->errs[op][err > 0 && err <= MAX_ERRNO ? err : 0], !!err);
 	if (!expected(err)) {
-		ADD(sh->unexpected[op], 1);
+		ADD(shm->unexpected[op], 1);
 		fprintf(stderr, "# soak: %s: unexpected %s\n", op_names[op],
 			strerror(err));
 	}
@@ -398,7 +391,7 @@ static void worker_op(struct thr *t)
 		count(OP_FORK, pid < 0 ? errno : 0);
 		break;
 	case 14:
-		if (rand_r(&t->seed) % 16 == 0 && !LOAD(sh->unloading))
+		if (rand_r(&t->seed) % 16 == 0 && !LOAD(shm->unloading))
 			count(OP_DEBUGFS, dbg_count_lines("pds") < 0 ? ENOENT : 0);
 		break;
 	default:		/* a checked import of our own PD */
@@ -420,7 +413,7 @@ static void *worker_thread(void *arg)
 
 	for (i = 0; i < TRACK; i++)
 		t->objs[i].slot = -1;
-	while (!LOAD(sh->stop))
+	while (!LOAD(shm->stop))
 		worker_op(t);
 	return NULL;
 }
@@ -436,7 +429,7 @@ static void fuzz_loop(struct proc *p)
 			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 	if (f.scratch == MAP_FAILED)
 		_exit(3);
-	for (i = 0; !LOAD(sh->stop); i++) {
+	for (i = 0; !LOAD(shm->stop); i++) {
 		int k = fuzz_rnd(&f) % NSLOTS, fd = LOAD(p->slots[k].fd), err;
 
 		if (i % 256 == 0) {
@@ -453,8 +446,8 @@ static void fuzz_loop(struct proc *p)
 		err = fuzz_exec(&f, fd, &call);
 		if (!err)
 			fuzz_close_event_fds();
-		ADD(sh->fuzz_calls, 1);
-		ADD(sh->fuzz_errs[err > 0 && err <= MAX_ERRNO ? err : 0], !!err);
+		ADD(shm->fuzz_calls, 1);
+		ADD(shm->fuzz_errs[err > 0 && err <= MAX_ERRNO ? err : 0], !!err);
 		if (gone(err))
 			slot_reopen(p, k, &f.seed);
 	}
@@ -569,15 +562,15 @@ static int run(enum event ev, const char *fmt, ...)
 	vsnprintf(cmd, sizeof(cmd), fmt, ap);
 	va_end(ap);
 	t = now();
-	status = system(cmd);
-	sh->event_secs[ev] += now() - t;
-	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
-		ADD(sh->events_failed[ev], 1);
+	status = sh("%s", cmd);
+	shm->event_secs[ev] += now() - t;
+	if (status) {
+		ADD(shm->events_failed[ev], 1);
 		fprintf(stderr, "# soak: event %s failed: %s\n", ev_names[ev],
 			cmd);
 		return -1;
 	}
-	ADD(sh->events[ev], 1);
+	ADD(shm->events[ev], 1);
 	return 0;
 }
 
@@ -602,13 +595,13 @@ static void *lifecycle(void *arg)
 	const char *ko = getenv("IBPD_KO");
 	unsigned long cycle;
 
-	for (cycle = 0; !LOAD(sh->stop); cycle++) {
+	for (cycle = 0; !LOAD(shm->stop); cycle++) {
 		char a[32], b[32];
 
 		/* a cycle at most every period seconds */
-		while (cycle && now() - start < period && !LOAD(sh->stop))
+		while (cycle && now() - start < period && !LOAD(shm->stop))
 			usleep(100000);
-		if (LOAD(sh->stop))
+		if (LOAD(shm->stop))
 			break;
 		start = now();
 
@@ -622,19 +615,19 @@ static void *lifecycle(void *arg)
 		/* the namespace dies with the device in it: it comes back */
 		if (!run(EV_NETNS_DELETE, "rdma dev set %s netns ibpd_soak1 && ip netns del ibpd_soak1", b) &&
 		    !wait_dev(b)) {
-			ADD(sh->events_failed[EV_NETNS_DELETE], 1);
+			ADD(shm->events_failed[EV_NETNS_DELETE], 1);
 			fprintf(stderr, "# soak: %s did not come back\n", b);
 		}
 		run(EV_PDN_WRAP, "for d in /sys/kernel/debug/ibpd/*/; do echo 16777200 > $d/pdn_next || exit 1; done");
 		run(EV_LINK_DELETE, "rdma link delete %s", b);
 		if (!ko || !*ko)
 			continue;
-		__atomic_store_n(&sh->unloading, 1, __ATOMIC_SEQ_CST);
+		__atomic_store_n(&shm->unloading, 1, __ATOMIC_SEQ_CST);
 		run(EV_RMMOD_INSMOD,
 			    "for i in $(seq 100); do timeout 120 rmmod ibpd 2>/dev/null && break; sleep 0.05; done;"
 			    "! test -d /sys/module/ibpd && insmod %s && test -e /sys/class/infiniband/ibpd0",
 			    ko);
-		__atomic_store_n(&sh->unloading, 0, __ATOMIC_SEQ_CST);
+		__atomic_store_n(&shm->unloading, 0, __ATOMIC_SEQ_CST);
 	}
 	return NULL;
 }
@@ -682,7 +675,7 @@ static unsigned long total_ops(void)
 	int i;
 
 	for (i = 0; i < OP_MAX; i++)
-		n += LOAD(sh->ops[i]);
+		n += LOAD(shm->ops[i]);
 	return n;
 }
 
@@ -692,7 +685,7 @@ static unsigned long total_events(void)
 	int i;
 
 	for (i = 0; i < EV_MAX; i++)
-		n += LOAD(sh->events[i]);
+		n += LOAD(shm->events[i]);
 	return n;
 }
 
@@ -723,26 +716,26 @@ static void report(double secs, int procs, int threads, int fuzzers,
 	       secs, procs, threads, fuzzers);
 	printf("\"ops_total\":%lu,\"ops\":{", total_ops());
 	for (i = 0; i < OP_MAX; i++, sep = ",")
-		printf("%s\"%s\":%lu", sep, op_names[i], sh->ops[i]);
+		printf("%s\"%s\":%lu", sep, op_names[i], shm->ops[i]);
 	printf("},\"errnos\":{");
 	for (i = 0, sep = ""; i < OP_MAX; i++, sep = ",") {
 		printf("%s\"%s\":", sep, op_names[i]);
-		json_errnos(stdout, sh->errs[i]);
+		json_errnos(stdout, shm->errs[i]);
 	}
 	printf("},\"unexpected\":{");
 	for (i = 0, sep = ""; i < OP_MAX; i++, sep = ",")
-		printf("%s\"%s\":%lu", sep, op_names[i], sh->unexpected[i]);
-	printf("},\"fuzz_calls\":%lu,\"fuzz_errnos\":", sh->fuzz_calls);
-	json_errnos(stdout, sh->fuzz_errs);
+		printf("%s\"%s\":%lu", sep, op_names[i], shm->unexpected[i]);
+	printf("},\"fuzz_calls\":%lu,\"fuzz_errnos\":", shm->fuzz_calls);
+	json_errnos(stdout, shm->fuzz_errs);
 	printf(",\"events\":{");
 	for (i = 0, sep = ""; i < EV_MAX; i++, sep = ",")
-		printf("%s\"%s\":%lu", sep, ev_names[i], sh->events[i]);
+		printf("%s\"%s\":%lu", sep, ev_names[i], shm->events[i]);
 	printf("},\"events_failed\":{");
 	for (i = 0, sep = ""; i < EV_MAX; i++, sep = ",")
-		printf("%s\"%s\":%lu", sep, ev_names[i], sh->events_failed[i]);
+		printf("%s\"%s\":%lu", sep, ev_names[i], shm->events_failed[i]);
 	printf("},\"event_seconds\":{");
 	for (i = 0, sep = ""; i < EV_MAX; i++, sep = ",")
-		printf("%s\"%s\":%.1f", sep, ev_names[i], sh->event_secs[i]);
+		printf("%s\"%s\":%.1f", sep, ev_names[i], shm->event_secs[i]);
 	printf("},\"files_passed\":%lu,\"processes_killed\":%lu,", files, kills);
 	printf("\"peak\":{\"pds\":%lld,\"mrs\":%lld},\"left\":{\"pds\":%lld,\"mrs\":%lld}}\n",
 	       peak_pds, peak_mrs, pds, mrs);
@@ -776,9 +769,9 @@ int main(void)
 	ksft_test_result(sysconf(_SC_NPROCESSORS_ONLN) >= 2,
 			 "%ld CPUs online (2 or more for the races)\n",
 			 sysconf(_SC_NPROCESSORS_ONLN));
-	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
-		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (sh == MAP_FAILED)
+	shm = mmap(NULL, sizeof(*shm), PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (shm == MAP_FAILED)
 		ksft_exit_fail_msg("mmap: %s\n", strerror(errno));
 	ksft_print_msg("soak: %d s, %d processes x %d threads, %d fuzzers, seed %u (IBPD_SOAK_SEED replays the choices)\n",
 		       secs, procs, threads, fuzzers, seed);
@@ -810,7 +803,7 @@ int main(void)
 			kills++;
 			spawn(c, c->fuzzer, seed + kills);
 		}
-		if (now() >= next_objects && !LOAD(sh->unloading)) {
+		if (now() >= next_objects && !LOAD(shm->unloading)) {
 			objects(&pds, &mrs);
 			next_objects = now() + 1;
 		}
@@ -820,7 +813,7 @@ int main(void)
 			peak_mrs = mrs;
 		if (now() >= next_sample) {
 			printf("IBPD-SOAK-SAMPLE {\"t\":%.1f,\"ops\":%lu,\"fuzz_calls\":%lu,\"events\":%lu,\"pds\":%lld,\"mrs\":%lld}\n",
-			       now() - t0, total_ops(), LOAD(sh->fuzz_calls),
+			       now() - t0, total_ops(), LOAD(shm->fuzz_calls),
 			       total_events(), pds, mrs);
 			fflush(stdout);
 			next_sample += 10;
@@ -828,7 +821,7 @@ int main(void)
 		if (now() >= next_progress) {
 			ksft_print_msg("soak: %.0f/%d s: %lu ops, %lu fuzzed calls, %lu lifecycle events, %lu kills, %lld PDs (peak %lld)\n",
 				       now() - t0, secs, total_ops(),
-				       LOAD(sh->fuzz_calls), total_events(),
+				       LOAD(shm->fuzz_calls), total_events(),
 				       kills, pds, peak_pds);
 			fflush(stdout);
 			next_progress += 60;
@@ -836,7 +829,7 @@ int main(void)
 	}
 
 	/* stop: the processes and everything they forked go */
-	__atomic_store_n(&sh->stop, 1, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&shm->stop, 1, __ATOMIC_SEQ_CST);
 	if (lifecycle_on)
 		pthread_join(lc, NULL);
 	for (i = 0; i < n; i++)
@@ -858,33 +851,33 @@ int main(void)
 	report(now() - t0, procs, threads, fuzzers, peak_pds, peak_mrs, pds,
 	       mrs, kills, files);
 	ksft_print_msg("soak: %lu ops, %lu fuzzed calls, %lu lifecycle events, %lu files passed, %lu processes killed; peak %lld PDs %lld MRs\n",
-		       total_ops(), sh->fuzz_calls, total_events(), files,
+		       total_ops(), shm->fuzz_calls, total_events(), files,
 		       kills, peak_pds, peak_mrs);
 
 	ksft_test_result(!pds && !mrs && !rdma_res_pds(),
 			 "no object left: %lld PDs, %lld MRs (debugfs), %d PDs (rdma resource)\n",
 			 pds, mrs, rdma_res_pds());
 	for (i = 0; i < OP_MAX; i++)
-		bad += sh->unexpected[i];
+		bad += shm->unexpected[i];
 	ksft_test_result(!bad, "every verb answered 0 or an errno the races explain (%lu others)\n",
 			 bad);
 	for (i = 0, bad = 0; i < EV_MAX; i++)
-		bad += sh->events_failed[i];
+		bad += shm->events_failed[i];
 	ksft_test_result(!bad, "every lifecycle event succeeded (%lu failed)\n",
 			 bad);
 	for (i = 0, bad = 0; i < EV_MAX; i++)
-		if (!sh->events[i] && lifecycle_on &&
+		if (!shm->events[i] && lifecycle_on &&
 		    (i != EV_RMMOD_INSMOD || (ko && *ko)))
 			bad++;
 	ksft_test_result(!bad, "every kind of lifecycle event happened%s\n",
 			 ko && *ko ? "" : " (no rmmod: IBPD_KO is not set)");
-	ksft_test_result(sh->ops[OP_MR_REG] && sh->ops[OP_IMPORT] &&
-			 sh->ops[OP_ALLOC_WRITE] && sh->ops[OP_FORK] &&
-			 sh->ops[OP_RECV_FILE],
+	ksft_test_result(shm->ops[OP_MR_REG] && shm->ops[OP_IMPORT] &&
+			 shm->ops[OP_ALLOC_WRITE] && shm->ops[OP_FORK] &&
+			 shm->ops[OP_RECV_FILE],
 			 "the verbs ran: %lu MRs, %lu imports, %lu forks\n",
-			 sh->ops[OP_MR_REG], sh->ops[OP_IMPORT],
-			 sh->ops[OP_FORK]);
-	ksft_test_result(sh->fuzz_calls > 0, "%lu fuzzed calls\n",
-			 sh->fuzz_calls);
+			 shm->ops[OP_MR_REG], shm->ops[OP_IMPORT],
+			 shm->ops[OP_FORK]);
+	ksft_test_result(shm->fuzz_calls > 0, "%lu fuzzed calls\n",
+			 shm->fuzz_calls);
 	ksft_finished();
 }

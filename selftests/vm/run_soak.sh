@@ -5,10 +5,10 @@
 # IBPD_SOAK_SECONDS, then a kmemleak scan; kselftest TAP. vm-run fails the
 # run on any splat in the console.
 dir=$(cd "$(dirname "$0")" && pwd)
-build=${IBPD_BUILD:-$dir/../build}
-rc=0
+# shellcheck source=selftests/vm/lib.sh
+. "$dir/lib.sh"
 
 "$dir/kmemleak_check.sh" clear
-"$build/selftests/ibpd_soak" || rc=1
+"$build/selftests/stress/ibpd_soak" || rc=1
 "$dir/kmemleak_check.sh" check || rc=1
 exit $rc

@@ -19,8 +19,8 @@
 
 TEST(fuzz_ioctls)
 {
-	int iters = getenv("IBPD_FUZZ_ITERS") ? atoi(getenv("IBPD_FUZZ_ITERS")) : 20000;
-	int secs = getenv("IBPD_FUZZ_SECONDS") ? atoi(getenv("IBPD_FUZZ_SECONDS")) : 60;
+	int iters = env_int("IBPD_FUZZ_ITERS", 20000);
+	int secs = env_int("IBPD_FUZZ_SECONDS", 60);
 	long long base_pds = dbg_read("num_pds");
 	long long base_mrs = dbg_read("num_mrs");
 	int errs[256] = {}, i, fd, done = 0;
@@ -28,8 +28,7 @@ TEST(fuzz_ioctls)
 	struct fuzz_call call;
 	time_t end;
 
-	f.seed = getenv("IBPD_FUZZ_SEED") ? atoi(getenv("IBPD_FUZZ_SEED")) :
-	       (unsigned int)time(NULL);
+	f.seed = env_int("IBPD_FUZZ_SEED", time(NULL));
 	ksft_print_msg("fuzz: seed %u (IBPD_FUZZ_SEED replays)\n", f.seed);
 
 	fd = test_open(test_dev());

@@ -6,8 +6,8 @@
 # fuzzing, a short soak, device delete and module unload cycles, then a
 # kmemleak scan, all as kselftest TAP. vm-run fails the run on any splat in the console.
 dir=$(cd "$(dirname "$0")" && pwd)
-build=${IBPD_BUILD:-$dir/../build}
-rc=0
+# shellcheck source=selftests/vm/lib.sh
+. "$dir/lib.sh"
 
 "$dir/kmemleak_check.sh" clear
 
@@ -23,19 +23,13 @@ export IBPD_FUZZ_ITERS=${IBPD_FUZZ_ITERS:-20000}
 export IBPD_FUZZ_SECONDS=${IBPD_FUZZ_SECONDS:-90}
 export IBPD_CYCLES=${IBPD_CYCLES:-10}
 
-for t in ibpd_test ibpd_stress ibpd_fail_nth ibpd_fuzz; do
+for t in ibpd_test stress/ibpd_stress ibpd_fail_nth stress/ibpd_fuzz; do
 	"$build/selftests/$t" || rc=1
 done
 # a short soak (make soak runs the long one): before the lifecycle test,
 # which wants the namespaces the soak deletes gone
-IBPD_SOAK_SECONDS=${IBPD_SOAK_SECONDS:-60} "$build/selftests/ibpd_soak" || rc=1
-# exit status 4: the kernel cannot run it (kselftest's skip)
-for t in ibpd_memcg_test.sh ibpd_rdmacg_test.sh ibpd_lifecycle_test.sh; do
-	"$dir/$t"
-	r=$?
-	[ $r = 0 ] || [ $r = 4 ] || rc=1
-done
-"$build/selftests/ibpd_unload_test" || rc=1
+IBPD_SOAK_SECONDS=${IBPD_SOAK_SECONDS:-60} "$build/selftests/stress/ibpd_soak" || rc=1
+run_device_tests
 
 "$dir/kmemleak_check.sh" check || rc=1
 "$dir/gcov_dump.sh"

@@ -6,23 +6,17 @@
 # loaded, then every ibpd selftest program (kselftest TAP on stdout), the
 # unload test last. Exit status 0 when everything passed.
 dir=$(cd "$(dirname "$0")" && pwd)
-build=${IBPD_BUILD:-$dir/../build}
-rc=0
+# shellcheck source=selftests/vm/lib.sh
+. "$dir/lib.sh"
 
 "$dir/rxe_up.sh"
 
 export IBPD_FUZZ_SECONDS=${IBPD_FUZZ_SECONDS:-20}
-for t in ibpd_test ibpd_stress ibpd_fuzz; do
+for t in ibpd_test stress/ibpd_stress stress/ibpd_fuzz; do
 	"$build/selftests/$t" || rc=1
 done
 
 # The rxe differential runs through libibverbs: selftests/verbs/run.sh.
-"$dir/ibpd_tool_test.sh" || rc=1
-# exit status 4: the kernel cannot run it (kselftest's skip)
-for t in ibpd_memcg_test.sh ibpd_rdmacg_test.sh ibpd_lifecycle_test.sh; do
-	"$dir/$t"
-	r=$?
-	[ $r = 0 ] || [ $r = 4 ] || rc=1
-done
-"$build/selftests/ibpd_unload_test" || rc=1
+"$dir/../ibpd_tool_test.sh" || rc=1
+run_device_tests
 exit $rc

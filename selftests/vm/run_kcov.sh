@@ -7,9 +7,10 @@
 # calls, when it exists); kselftest TAP. IBPD_KCOV_CORE gives the text of
 # ib_core and ib_uverbs.
 dir=$(cd "$(dirname "$0")" && pwd)
-build=${IBPD_BUILD:-$dir/../build}
+# shellcheck source=selftests/vm/lib.sh
+. "$dir/lib.sh"
 
 set -- -m compare -t "${IBPD_KCOV_SECONDS:-45}" -C
 [ -n "${IBPD_KCOV_CORPUS:-}" ] && [ -s "$IBPD_KCOV_CORPUS" ] &&
 	set -- "$@" -c "$IBPD_KCOV_CORPUS"
-exec "$build/selftests/ibpd_kcov_fuzz" "$@"
+exec "$build/selftests/stress/ibpd_kcov_fuzz" "$@"

@@ -27,13 +27,6 @@ struct counts {
 	unsigned long mrs, deregs;
 };
 
-static int env_int(const char *name, int def)
-{
-	const char *v = getenv(name);
-
-	return v && *v ? atoi(v) : def;
-}
-
 /* errnos a racing peer can explain */
 static int expected_race(int err)
 {
