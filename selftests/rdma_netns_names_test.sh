@@ -14,7 +14,7 @@
 # VM; kselftest TAP. Not part of make check (it takes 1.5 minutes under
 # TCG on 7.3, 3.5 on 6.1; ibpd_lifecycle_test.sh checks the same rules in
 # seconds); by hand:
-#   scripts/vm-run --kernel 7 --modules dummy -- selftests/rdma_netns_names_test.sh
+#   scripts/vm/vm-run --kernel 7 --modules dummy -- selftests/rdma_netns_names_test.sh
 set -u
 cache=${IBPD_CACHE:-$HOME/.cache/ibpd}
 src=$(ls -d "$cache"/kernels/*/source/tools/testing/selftests 2> /dev/null |

@@ -88,12 +88,12 @@ ok $? "a Makefile VERSION (9.9.9) debian/changelog does not repeat stops the bui
 
 # The second version, for the upgrade: the last number of this one plus 1.
 next=$(echo "$version" | awk -F. -v OFS=. '{ $NF = $NF + 1; print }')
-"$top/scripts/deb-build" --version "$next" --out "$new" > "$tmp/out" 2>&1
+"$top/scripts/build/deb-build" --version "$next" --out "$new" > "$tmp/out" 2>&1
 ok $? "deb-build --version $next (the upgrade's packages)"
 
-kcache=$("$top/scripts/kernel-dir" "$kernel")
+kcache=$("$top/scripts/build/kernel-dir" "$kernel")
 t=$SECONDS
-"$top/scripts/vm-run" --kernel "$kernel" --no-ibpd -- \
+"$top/scripts/vm/vm-run" --kernel "$kernel" --no-ibpd -- \
 	"$here/deb_vm.sh" "$kcache" "$old" "$new" > "$tmp/vm" 2>&1
 rc=$?
 echo "# the VM: $((SECONDS - t)) s"

@@ -135,7 +135,7 @@ ok $? "it runs on the installed libibpd.so.1"
 # /etc/libibverbs.d/ibpd.driver alone (no RDMAV_DRIVERS), and the
 # installed tool runs on the installed library.
 # (vm-run quotes its arguments: no quotes inside; mktemp's path has none)
-"$top/scripts/vm-run" -- sh -c "tar -C $dest -cf - . | tar -C / -xf - --keep-directory-symlink && ldconfig && ibv_devices && ibv_devinfo -d ibpd0 && ibpd devices" \
+"$top/scripts/vm/vm-run" -- sh -c "tar -C $dest -cf - . | tar -C / -xf - --keep-directory-symlink && ldconfig && ibv_devices && ibv_devinfo -d ibpd0 && ibpd devices" \
 	> "$tmp/out" 2>&1 &&
 	grep -Eq '^[[:space:]]+ibpd0[[:space:]]' "$tmp/out" &&
 	grep -Eq '^hca_id:[[:space:]]+ibpd0' "$tmp/out" &&

@@ -24,7 +24,7 @@ rdma_core_pristine() {	# rdma_core_pristine DIR
 	local cache=${IBPD_CACHE:-$HOME/.cache/ibpd} top
 	local orig=$cache/rdma-core/dl/rdma-core_$rdma_core_version.orig.tar.gz
 
-	[ -f "$orig" ] || "$here/rdma-core-fetch" "$rdma_core_version" > /dev/null
+	[ -f "$orig" ] || "$top/scripts/build/rdma-core-fetch" "$rdma_core_version" > /dev/null
 	rm -rf "$1" "$1.unpack"
 	mkdir -p "$1.unpack"
 	tar -C "$1.unpack" -xzf "$orig"
@@ -293,7 +293,7 @@ check_rdma_core() {	# check_rdma_core OUT WORK
 	tap_out=$w.abi.log
 	rc=0
 	if [ "$(cat "$dir/build.rc" 2>/dev/null)" = 0 ]; then
-		rdma_core_abi "$dir/src" "$("$here/rdma-core-fetch" "$rdma_core_version")" \
+		rdma_core_abi "$dir/src" "$("$top/scripts/build/rdma-core-fetch" "$rdma_core_version")" \
 			"$w-abi" > "$tap_out" 2>&1 || rc=1
 	else
 		rc=1
