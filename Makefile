@@ -134,7 +134,8 @@ check: deps
 	$(MAKE) all provider-all
 	scripts/vm/check
 
-# A few minutes warm: the static checks and one kernel's kselftests.
+# The static checks and one kernel's kselftests (its time, warm:
+# Documentation/testing.rst).
 check-quick: all
 	KERNELS="$(or $(KERNELS),$(KERNEL))" IBPD_QUICK=1 scripts/vm/check
 
