@@ -8,15 +8,8 @@
 # PDs need. First, on the host, the report's judgement of its targets on
 # recorded output.
 set -u
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-top=$(cd "$here/../.." && pwd)
-. "$here/tap.sh"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-tap_out=$tmp/out
-
-echo "TAP version 13"
-echo "1..8"
+. "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
+tap_setup 8
 
 # The report's judgement, on the recorded output of a short run
 # (logs/bench-short.log) and on variants of it: scale figures whose worst

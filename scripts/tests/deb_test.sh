@@ -10,17 +10,11 @@
 # the packaged tool's demo runs; an upgrade to a second version (built with
 # deb-build --version) keeps working; remove and purge leave no file.
 set -u
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-top=$(cd "$here/../.." && pwd)
-. "$here/tap.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
+tap_setup
 kernel=${IBPD_DEB_KERNEL:-6.1}
 old=$top/out/deb
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-tap_out=$tmp/out
 new=$tmp/new
-
-echo "TAP version 13"
 
 t=$SECONDS
 make -s -C "$top" deb > "$tmp/out" 2>&1

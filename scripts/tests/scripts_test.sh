@@ -6,16 +6,9 @@
 # vm-run's exit status, working tree sharing and splat detection in a real
 # VM boot.
 set -u
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-top=$(cd "$here/../.." && pwd)
-. "$here/tap.sh"
-
-tmp=$(mktemp -d)
+. "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
+tap_setup 19
 trap 'rm -rf "$tmp" "$top"/scripts/tests/untracked-*' EXIT
-tap_out=$tmp/out
-
-echo "TAP version 13"
-echo "1..19"
 expect_rc 0 "splat-check: clean console log" "$top/scripts/vm/splat-check" "$here/logs/clean.log"
 for s in warning oops kasan lockdep kmemleak; do
 	expect_rc 1 "splat-check: $s is a splat" "$top/scripts/vm/splat-check" "$here/logs/$s.log"

@@ -7,17 +7,12 @@
 # checkpatch --strict is clean, and each uapi header compiles alone in C and
 # in C++.
 set -u
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-top=$(cd "$here/../.." && pwd)
+. "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
+tap_setup
 kernels=${KERNELS:-6.1 6.12 7}
 kdir=$("$top/scripts/build/kernel-dir" "${kernels%% *}")
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-tap_out=$tmp/out
-. "$here/tap.sh"
 
 hdrs=$(cd "$top/uapi" && ls rdma/*.h)
-echo "TAP version 13"
 echo "1..$((2 + 2 * $(echo "$kernels" | wc -w) + 2 * $(echo "$hdrs" | wc -w)))"
 
 # A clean build (every file compiled) with sparse on every file (C=2).
