@@ -5,7 +5,7 @@
 #
 #   make                 module (for the default test kernel), provider +
 #                        DV library for the system's libibverbs, tool, tests
-#   make check           Debian packages it needs (scripts/install-deps),
+#   make check           Debian packages it needs (scripts/build/install-deps),
 #                        everything, then all tests, in the test VM
 #   make check-quick     static checks and one kernel's kselftests (KERNEL=6.1)
 #   make bench           the cost of the PD verbs, as ratios, in the test VM
@@ -24,11 +24,11 @@ IBPD_CACHE ?= $(HOME)/.cache/ibpd
 export IBPD_CACHE
 
 # The test kernel (image, headers, source) comes from Debian packages, or
-# is built (KERNEL=debug: scripts/kernel-build).
+# is built (KERNEL=debug: scripts/build/kernel-build).
 # Looked up once, on first use only (lib and install do not need a kernel);
 # a kernel that cannot be had stops make with kernel-dir's error.
-KCACHE = $(eval KCACHE := $$(or $$(shell scripts/kernel-dir $$(KERNEL)),$$(error \
-	 no test kernel '$$(KERNEL)' (scripts/kernel-dir's error above))))$(KCACHE)
+KCACHE = $(eval KCACHE := $$(or $$(shell scripts/build/kernel-dir $$(KERNEL)),$$(error \
+	 no test kernel '$$(KERNEL)' (scripts/build/kernel-dir's error above))))$(KCACHE)
 KDIR  ?= $(KCACHE)/build
 KSRC  ?= $(KCACHE)/source
 KVER   = $(eval KVER := $$(shell sed -n 's/.*UTS_RELEASE "\(.*\)"/\1/p' \
@@ -123,40 +123,40 @@ $(B)/bench/ibpd_bench: bench/ibpd_bench.c \
 # make check and make demo install what they need first (Debian packages,
 # through sudo when not root), then build with them.
 deps:
-	scripts/install-deps
+	scripts/build/install-deps
 
 check: deps
 	$(MAKE) all provider-all
-	scripts/check
+	scripts/vm/check
 
 # The fast tier: the static checks, one kernel's kselftests and verbs tests.
 check-quick: all
-	KERNELS="$(or $(KERNELS),$(KERNEL))" IBPD_QUICK=1 scripts/check
+	KERNELS="$(or $(KERNELS),$(KERNEL))" IBPD_QUICK=1 scripts/vm/check
 
 # Benchmarks in the test VM: a table of ratios, out/bench/{bench.json,bench.png}.
 bench: module lib $(B)/bench/ibpd_bench
-	scripts/bench
+	scripts/vm/bench
 
 # The long soak on the debug kernel (a short one runs in make check).
 SOAK_MINUTES ?= 60
 soak: deps
 	$(MAKE) module selftests KERNEL=debug
-	SOAK_MINUTES=$(SOAK_MINUTES) scripts/soak
+	SOAK_MINUTES=$(SOAK_MINUTES) scripts/vm/soak
 
 demo: deps
 	$(MAKE) all
-	scripts/vm-run -- $(B)/ibpd demo
+	scripts/vm/vm-run -- $(B)/ibpd demo
 
 # The upstream patch series (out/upstream/{linux-fixes,linux,rdma-core}),
 # signed off with your git identity, applied and built in-tree.
 stage-upstream:
-	scripts/stage-upstream --check
+	scripts/upstream/stage-upstream --check
 
 # Both series run: the patched kernel booted (built on first use, then
 # cached), the patched rdma-core's seed contract on ibpd0, rxe0 and siw0;
 # and the same rdma-core on the stock kernels (6.1, 6.12, 7).
 upstream-proof:
-	scripts/upstream-proof
+	scripts/upstream/upstream-proof
 
 clean:
 	rm -rf $(B) out
@@ -164,7 +164,7 @@ clean:
 # ibpd-dkms, libibpd1, libibpd-dev, ibpd-tools (dpkg-buildpackage on a copy
 # of the checkout; debian/README.source).
 deb:
-	scripts/deb-build
+	scripts/build/deb-build
 
 install: install-lib install-man modules_install
 

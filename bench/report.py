@@ -233,7 +233,7 @@ def plot(outdir, lives, sc, keys, nps, pr, run):
     """Two panels with gnuplot: ns per op vs live PDs, ops/s vs processes."""
     gnuplot = shutil.which("gnuplot")
     if not gnuplot:
-        print("report: gnuplot is missing (scripts/install-deps)",
+        print("report: gnuplot is missing (scripts/build/install-deps)",
               file=sys.stderr)
         sys.exit(1)
     with open(os.path.join(outdir, "scale.dat"), "w", encoding="utf-8") as f:

@@ -8,15 +8,8 @@
 # PDs need. First, on the host, the report's judgement of its targets on
 # recorded output.
 set -u
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-top=$(cd "$here/../.." && pwd)
-. "$here/tap.sh"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-tap_out=$tmp/out
-
-echo "TAP version 13"
-echo "1..8"
+. "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
+tap_setup 8
 
 # The report's judgement, on the recorded output of a short run
 # (logs/bench-short.log) and on variants of it: scale figures whose worst
@@ -72,7 +65,7 @@ python3 "$top/bench/report.py" "$here/logs/bench-short.log" "$tmp/rec" > "$tmp/o
 ok $? "report: the recorded short run, every target judged by its value"
 make -s -C "$top" module lib build/bench/ibpd_bench > "$tmp/out" 2>&1 &&
 	IBPD_BENCH_QUICK=1 IBPD_BENCH_MAX_LIVE=1000 IBPD_BENCH_OUT=$tmp/bench \
-	"$top/scripts/bench" >> "$tmp/out" 2>&1
+	"$top/scripts/vm/bench" >> "$tmp/out" 2>&1
 ok $? "a short make bench runs in the VM and reports"
 
 grep -q '^per-op cost' "$tmp/bench/report.txt" 2> "$tmp/out" &&

@@ -6,15 +6,8 @@
 # rule), and a test kernel that cannot be had stops make with the fetch
 # error before anything runs. kselftest-style TAP.
 set -u
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-top=$(cd "$here/../.." && pwd)
-. "$here/tap.sh"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-tap_out=$tmp/out
-
-echo "TAP version 13"
-echo "1..3"
+. "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
+tap_setup 3
 
 # -p: the rules as read; the goal FORCE has no recipe: nothing runs
 make -C "$top" -q -p FORCE > "$tmp/db" 2> "$tmp/out"

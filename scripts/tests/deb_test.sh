@@ -10,17 +10,11 @@
 # the packaged tool's demo runs; an upgrade to a second version (built with
 # deb-build --version) keeps working; remove and purge leave no file.
 set -u
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-top=$(cd "$here/../.." && pwd)
-. "$here/tap.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
+tap_setup
 kernel=${IBPD_DEB_KERNEL:-6.1}
 old=$top/out/deb
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-tap_out=$tmp/out
 new=$tmp/new
-
-echo "TAP version 13"
 
 t=$SECONDS
 make -s -C "$top" deb > "$tmp/out" 2>&1
@@ -89,12 +83,12 @@ ok $? "a Makefile VERSION (9.9.9) debian/changelog does not repeat stops the bui
 
 # The second version, for the upgrade: the last number of this one plus 1.
 next=$(echo "$version" | awk -F. -v OFS=. '{ $NF = $NF + 1; print }')
-"$top/scripts/deb-build" --version "$next" --out "$new" > "$tmp/out" 2>&1
+"$top/scripts/build/deb-build" --version "$next" --out "$new" > "$tmp/out" 2>&1
 ok $? "deb-build --version $next (the upgrade's packages)"
 
-kcache=$("$top/scripts/kernel-dir" "$kernel")
+kcache=$("$top/scripts/build/kernel-dir" "$kernel")
 t=$SECONDS
-"$top/scripts/vm-run" --kernel "$kernel" --no-ibpd -- \
+"$top/scripts/vm/vm-run" --kernel "$kernel" --no-ibpd -- \
 	"$here/deb_vm.sh" "$kcache" "$old" "$new" > "$tmp/vm" 2>&1
 rc=$?
 echo "# the VM: $((SECONDS - t)) s"

@@ -7,12 +7,8 @@
 # a small program builds against the installed headers and library through
 # pkg-config and runs.
 set -u
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-top=$(cd "$here/../.." && pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-tap_out=$tmp/out
-. "$here/tap.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
+tap_setup 14
 dest=$tmp/root
 prefix=/usr/local
 
@@ -21,9 +17,6 @@ funcs=$(sed -n 's/^[a-z].*[ *]\(ibpddv_[a-z_]*\)(.*/\1/p' "$top/user/provider/ib
 syms=$(sed -n 's/^\t\t\(ibpddv_[a-z_]*\);$/\1/p' "$top/user/provider/libibpd.map" | sort)
 abi=$(objdump -T /usr/lib/"$(gcc -print-multiarch)"/libibverbs.so.1 |
 	sed -n 's/.*IBVERBS_PRIVATE_\([0-9]*\).*/\1/p' | head -n 1)
-
-echo "TAP version 13"
-echo "1..14"
 
 [ -n "$funcs" ] && [ "$funcs" = "$syms" ]
 diff <(echo "$funcs") <(echo "$syms") > "$tmp/out"
@@ -135,7 +128,7 @@ ok $? "it runs on the installed libibpd.so.1"
 # /etc/libibverbs.d/ibpd.driver alone (no RDMAV_DRIVERS), and the
 # installed tool runs on the installed library.
 # (vm-run quotes its arguments: no quotes inside; mktemp's path has none)
-"$top/scripts/vm-run" -- sh -c "tar -C $dest -cf - . | tar -C / -xf - --keep-directory-symlink && ldconfig && ibv_devices && ibv_devinfo -d ibpd0 && ibpd devices" \
+"$top/scripts/vm/vm-run" -- sh -c "tar -C $dest -cf - . | tar -C / -xf - --keep-directory-symlink && ldconfig && ibv_devices && ibv_devinfo -d ibpd0 && ibpd devices" \
 	> "$tmp/out" 2>&1 &&
 	grep -Eq '^[[:space:]]+ibpd0[[:space:]]' "$tmp/out" &&
 	grep -Eq '^hca_id:[[:space:]]+ibpd0' "$tmp/out" &&

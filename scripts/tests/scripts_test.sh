@@ -6,23 +6,16 @@
 # vm-run's exit status, working tree sharing and splat detection in a real
 # VM boot.
 set -u
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-top=$(cd "$here/../.." && pwd)
-. "$here/tap.sh"
-
-tmp=$(mktemp -d)
+. "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
+tap_setup 19
 trap 'rm -rf "$tmp" "$top"/scripts/tests/untracked-*' EXIT
-tap_out=$tmp/out
-
-echo "TAP version 13"
-echo "1..19"
-expect_rc 0 "splat-check: clean console log" "$top/scripts/splat-check" "$here/logs/clean.log"
+expect_rc 0 "splat-check: clean console log" "$top/scripts/vm/splat-check" "$here/logs/clean.log"
 for s in warning oops kasan lockdep kmemleak; do
-	expect_rc 1 "splat-check: $s is a splat" "$top/scripts/splat-check" "$here/logs/$s.log"
+	expect_rc 1 "splat-check: $s is a splat" "$top/scripts/vm/splat-check" "$here/logs/$s.log"
 done
 
 # soak-report RAW OUT VM_STATUS SPLAT_STATUS TARGETS
-soak() { "$top/scripts/soak-report" "$here/logs/$1" "$tmp/soak" "$2" "$3" "$4"; }
+soak() { "$top/scripts/vm/soak-report" "$here/logs/$1" "$tmp/soak" "$2" "$3" "$4"; }
 mkdir -p "$tmp/soak"
 expect_rc 0 "soak-report: a clean short run passes" soak soak-pass.log 0 0 0
 [ -s "$tmp/soak/soak.png" ] && python3 -c 'import json, sys
@@ -36,27 +29,27 @@ expect_rc 1 "soak-report: a splat fails the run" soak soak-pass.log 0 1 0
 expect_rc 1 "soak-report: an hour's targets (1M ops, 1M calls, 100 events) missed" \
 	soak soak-pass.log 0 0 1
 
-expect_rc 0 "vm-run -- true" "$top/scripts/vm-run" --no-ibpd -- true
-expect_rc 1 "vm-run -- false" "$top/scripts/vm-run" --no-ibpd -- false
+expect_rc 0 "vm-run -- true" "$top/scripts/vm/vm-run" --no-ibpd -- true
+expect_rc 1 "vm-run -- false" "$top/scripts/vm/vm-run" --no-ibpd -- false
 
 # An untracked program in the working tree runs in the VM by its path.
 prog=$(mktemp "$top/scripts/tests/untracked-XXXXXX")
 printf '#!/bin/sh\necho "marker $(uname -r)"\nexit 42\n' > "$prog"
 chmod +x "$prog"
 expect_rc 42 "vm-run: untracked program runs, status propagates" \
-	"$top/scripts/vm-run" --no-ibpd -- "$prog"
+	"$top/scripts/vm/vm-run" --no-ibpd -- "$prog"
 grep -q "^marker [0-9]" "$tmp/out"
 ok $? "vm-run: the program's output reaches the host"
 
 # A splat in the console fails the run even though the command succeeded.
-expect_rc 1 "vm-run: kernel splat fails the run" "$top/scripts/vm-run" \
+expect_rc 1 "vm-run: kernel splat fails the run" "$top/scripts/vm/vm-run" \
 	--no-ibpd -- sh -c 'echo "WARNING: CPU: 0 PID: 1 at synthetic" > /dev/kmsg'
 
 # A kernel that dies before vm-init runs is booted once more, then the
 # run fails: the kernel panics for want of an init here, twice.
 IBPD_VM_APPEND="rdinit=/nonexistent" expect_rc 125 \
 	"vm-run: a kernel dead before vm-init: booted again, then fails" \
-	"$top/scripts/vm-run" --no-ibpd -- true
+	"$top/scripts/vm/vm-run" --no-ibpd -- true
 [ "$(grep -c 'booting again' "$tmp/out")" = 1 ] &&
 	grep -q 'vm-run: the VM ended without a job status' "$tmp/out"
 ok $? "vm-run: one second boot, and the failure reported"

@@ -3,25 +3,21 @@
 #
 # Static checks, kselftest-style TAP: on every kernel of $KERNELS the module
 # builds with W=1 and sparse (C=2) without a warning (sid's sparse, built by
-# scripts/sparse-fetch, where bookworm's is too old for the headers), checkpatch --strict is
-# clean, and each uapi header compiles alone in C and in C++.
+# scripts/build/sparse-fetch, where bookworm's is too old for the headers),
+# checkpatch --strict is clean, and each uapi header compiles alone in C and
+# in C++.
 set -u
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-top=$(cd "$here/../.." && pwd)
+. "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
+tap_setup
 kernels=${KERNELS:-6.1 6.12 7}
-kdir=$("$top/scripts/kernel-dir" "${kernels%% *}")
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-tap_out=$tmp/out
-. "$here/tap.sh"
+kdir=$("$top/scripts/build/kernel-dir" "${kernels%% *}")
 
 hdrs=$(cd "$top/uapi" && ls rdma/*.h)
-echo "TAP version 13"
 echo "1..$((2 + 2 * $(echo "$kernels" | wc -w) + 2 * $(echo "$hdrs" | wc -w)))"
 
 # A clean build (every file compiled) with sparse on every file (C=2).
 for k in $kernels; do
-	if ! kd=$("$top/scripts/kernel-dir" "$k") || [ ! -f "$kd/kver" ]; then
+	if ! kd=$("$top/scripts/build/kernel-dir" "$k") || [ ! -f "$kd/kver" ]; then
 		: > "$tmp/out"
 		ok 1 "module on kernel $k: the kernel could not be fetched"
 		ok 1 "sparse on kernel $k: the kernel could not be fetched"
@@ -33,7 +29,7 @@ for k in $kernels; do
 	rc=$?
 	if grep -q 'not available or not up to date' "$tmp/out"; then
 		# bookworm's sparse is too old for these headers: sid's, built
-		if check=$("$top/scripts/sparse-fetch" 2>"$tmp/out"); then
+		if check=$("$top/scripts/build/sparse-fetch" 2>"$tmp/out"); then
 			rm -rf "$top/build/kmod/$(cat "$kd/kver")"
 			make -C "$top" module W=1 C=2 CHECK="$check" KERNEL="$k" \
 				> "$tmp/out" 2>&1

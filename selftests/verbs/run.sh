@@ -4,7 +4,7 @@
 # run.sh [LIBS...]: the verbs-level tests in the test VM, with each
 # libibverbs of LIBS (default: system 56.1 65.0): "system" is the installed
 # one, a version is Debian's rdma-core built in the cache
-# (scripts/rdma-core-fetch). ibpd's provider is the one built for that
+# (scripts/build/rdma-core-fetch). ibpd's provider is the one built for that
 # libibverbs' provider ABI, loaded uninstalled (RDMAV_DRIVERS). Per
 # libibverbs: ibv_devinfo and ibv_devices see ibpd0; seed_test (the seed
 # contract, a plain libibverbs program) on ibpd0 and rxe0 and the rxe
@@ -25,9 +25,9 @@ libs=("$@")
 
 if [ -z "${IBPD_IN_VM:-}" ]; then
 	for l in "${libs[@]}"; do	# fetch on the host: the VM's root is read-only
-		[ "$l" = system ] || "$top/scripts/rdma-core-fetch" "$l" > /dev/null || exit 1
+		[ "$l" = system ] || "$top/scripts/build/rdma-core-fetch" "$l" > /dev/null || exit 1
 	done
-	exec "$top/scripts/vm-run" --modules "crc32_generic? rdma_rxe dummy" \
+	exec "$top/scripts/vm/vm-run" --modules "crc32_generic? rdma_rxe dummy" \
 		-- "$here/run.sh" "${libs[@]}"
 fi
 
@@ -44,7 +44,7 @@ use_lib() {
 		abi=$(sys_abi)
 		export LD_LIBRARY_PATH=$b/abi$abi
 	else
-		rc=$(IBPD_CACHE=${IBPD_CACHE:-$HOME/.cache/ibpd} "$top/scripts/rdma-core-fetch" "$1") || return 1
+		rc=$(IBPD_CACHE=${IBPD_CACHE:-$HOME/.cache/ibpd} "$top/scripts/build/rdma-core-fetch" "$1") || return 1
 		abi=$(sed -n 's/^#define IBVERBS_PABI_VERSION \([0-9]*\).*/\1/p' \
 			"$rc/include/config.h")
 		export LD_LIBRARY_PATH=$b/abi$abi:$rc/lib PATH=$rc/bin:$PATH

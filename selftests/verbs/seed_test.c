@@ -15,7 +15,7 @@
  * the variant of that device. siw0, where there is one, is like rxe0.
  * IBPD_TEST_IMPORT_ALL=1 expects import to work on every device: a kernel
  * with the core's PD query and context query, and an rdma-core that uses
- * them (scripts/upstream-proof).
+ * them (scripts/upstream/upstream-proof).
  * "Closing the last fd frees all" is read back with iproute2's
  * "rdma resource show pd", when there is one.
  */

@@ -11,10 +11,10 @@
 # system (rxe cannot even move there: it cannot disassociate), and the
 # three cases that need a name twice must fail with EEXIST (xfail), the
 # others pass. Its copy loads and unloads no module. As root, in the test
-# VM; kselftest TAP. Not part of make check (it takes 1.5 minutes under
-# TCG on 7.3, 3.5 on 6.1; ibpd_lifecycle_test.sh checks the same rules in
-# seconds); by hand:
-#   scripts/vm-run --kernel 7 --modules dummy -- selftests/vm/rdma_netns_names_test.sh
+# VM; kselftest TAP. Not part of make check (it is slow under TCG,
+# Documentation/testing.rst; ibpd_lifecycle_test.sh checks the same rules
+# in a fraction of the time); by hand:
+#   scripts/vm/vm-run --kernel 7 --modules dummy -- selftests/vm/rdma_netns_names_test.sh
 set -u
 cache=${IBPD_CACHE:-$HOME/.cache/ibpd}
 src=$(ls -d "$cache"/kernels/*/source/tools/testing/selftests 2> /dev/null |

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 #
-# Runs inside the test VM (scripts/vm-run --modules "crc32_generic rdma_rxe
+# Runs inside the test VM (scripts/vm/vm-run --modules "crc32_generic rdma_rxe
 # dummy"): brings up rxe0 over dummy0 as ibpd's neighbour when rxe is
 # loaded, then every ibpd selftest program (kselftest TAP on stdout), the
 # unload test last. Exit status 0 when everything passed.

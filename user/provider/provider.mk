@@ -3,7 +3,7 @@
 # The ibpd rdma-core provider and direct-verbs library, one shared object
 # (libibpd.so.1; libibverbs loads it as libibpd-rdmavNN.so), built
 # against Debian's rdma-core tree of the matching provider ABI
-# (scripts/rdma-core-fetch: ABI 34 from 56.1, ABI 65 from 65.0), plus the
+# (scripts/build/rdma-core-fetch: ABI 34 from 56.1, ABI 65 from 65.0), plus the
 # verbs tests: the seed contract (a plain libibverbs program) and the DV
 # API. The sources are written as in rdma-core's tree; what differs out of
 # it (older provider ABIs, no driver id) is compat/provider.h, which every
@@ -56,7 +56,7 @@ provider: provider-abi$(provider-sys-abi)
 # No system libibverbs: no ABI to build for.
 provider-abi:
 	@echo "provider: no libibverbs at $(provider-sys-lib)" \
-		"(scripts/rdma-core-fetch installs it)" >&2; exit 1
+		"(scripts/build/rdma-core-fetch installs it)" >&2; exit 1
 
 provider-all: $(addprefix provider-abi,$(provider-abis))
 
@@ -67,7 +67,7 @@ provider-abi$(1): $(B)/provider/abi$(1)/libibpd.so.1
 
 $(B)/provider/abi$(1)/libibpd.so.1: $(provider-deps)
 	@mkdir -p $$(@D)
-	rc=$$$${IBPD_RDMA_CORE_$(1):-$$$$(scripts/rdma-core-fetch $(provider-rdma-core-$(1)))} && \
+	rc=$$$${IBPD_RDMA_CORE_$(1):-$$$$(scripts/build/rdma-core-fetch $(provider-rdma-core-$(1)))} && \
 	$$(CC) $$(provider-cflags) -I$$$$rc/include -Iuapi -Iuser/provider \
 		-include compat/provider.h \
 		$$$$(grep -qs RDMA_DRIVER_IBPD $$$$rc/include/rdma/ib_user_ioctl_verbs.h && \
@@ -83,7 +83,7 @@ endef
 $(foreach abi,$(provider-abis),$(eval $(call provider-build,$(abi))))
 
 # The seed test knows nothing of ibpd: the system's libibverbs headers only.
-provider-ksft = $(eval provider-ksft := $$(shell scripts/kernel-dir \
+provider-ksft = $(eval provider-ksft := $$(shell scripts/build/kernel-dir \
 	$(KERNEL))/source/tools/testing/selftests)$(provider-ksft)
 
 provider-tests: $(B)/provider/seed_test $(B)/provider/dv_test \

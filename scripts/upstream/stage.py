@@ -1,0 +1,834 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+"""The three upstream series, and their check.
+
+stage.py stage [--check] [SERIES] (what scripts/upstream/stage-upstream
+runs): each series as git format-patch --cover-letter output, against the
+newest packaged kernel source (SERIES, default 7) and rdma-core 65.0:
+  out/upstream/linux-fixes/  [PATCH rdma-rc n/m]: the ib_core fixes
+                             (patches/core/fixes), for the -rc branch;
+  out/upstream/linux/        [PATCH rdma-next n/m]: generic PD import in
+                             the core and its kselftest
+                             (patches/core/features), on top of the fixes;
+  out/upstream/rdma-core/    [PATCH rdma-core n/m]: "Update kernel
+                             headers" from the for-next series, then
+                             patches/rdma-core.
+ibpd itself (driver, provider, DV library) stays out of tree and is not
+staged.
+
+The patch files kept in patches/ carry no author and no Signed-off-by:
+the commits are made, and signed off, with the caller's git identity (git
+config user.name / user.email) at staging time; staging refuses when it
+is unset. The stored format: a "Subject:" line, a blank line, the message,
+"---", the diff. Each series' cover letter is the file cover-letter beside
+its patches, in the same form, ${name} standing for what staging knows
+(the kernel source, the patch counts).
+
+--check then applies each series to a pristine source (fixes to the
+kernel source, for-next on top of them, rdma-core to 65.0), builds
+drivers/infiniband/core and the rdma kselftests with W=1, runs checkpatch
+--strict on every kernel patch and builds rdma-core with
+-DENABLE_WERROR=1, its check-build and an ABI check; as kselftest TAP.
+
+stage.py rdma-core-build OUT: rdma-core 65.0 with the series in OUT
+applied and built (cached by the series' diffs in
+$IBPD_CACHE/rdma-core/staged-65.0-<hash>); prints that directory, whose
+src/build is the build (IN_PLACE: usable as is). upstream-proof uses it.
+
+stage.py check-build-tests SCRIPT ARGS... (run in rdma-core's build
+directory): rdma-core's buildlib/check-build, less three tests (see
+check_build_tests()).
+
+Standard library only; git, make, patch, checkpatch and the ABI tools run
+as subprocesses.
+"""
+
+import glob
+import hashlib
+import inspect
+import os
+import re
+import shutil
+import string
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.realpath(__file__))
+TOP = os.path.realpath(os.path.join(HERE, "..", ".."))
+CACHE = os.environ.get("IBPD_CACHE") or os.path.expanduser("~/.cache/ibpd")
+RDMA_CORE_VERSION = "65.0"
+COVER = "0000-cover-letter.patch"
+PROG = "stage-upstream"
+
+
+def log(msg):
+    print(f"{PROG}: {msg}", file=sys.stderr, flush=True)
+
+
+class StageError(Exception):
+    """A refusal or a failed step: logged, exit status 1."""
+
+
+def run(cmd, out=None, append=False, cwd=None, env=None, stdin=None):
+    """Run cmd; its stdout and stderr into the file out (or inherited).
+    Returns the exit status."""
+    if out is None:
+        return subprocess.run(cmd, cwd=cwd, env=env, stdin=stdin).returncode
+    with open(out, "a" if append else "w") as f:
+        return subprocess.run(cmd, cwd=cwd, env=env, stdin=stdin, stdout=f,
+                              stderr=subprocess.STDOUT).returncode
+
+
+def output(cmd, cwd=None):
+    """stdout of cmd, trailing newlines removed, as $(cmd) has it; "" when
+    it fails."""
+    r = subprocess.run(cmd, cwd=cwd, stdout=subprocess.PIPE, text=True)
+    return r.stdout.rstrip("\n") if r.returncode == 0 else ""
+
+
+def read(path):
+    with open(path, encoding="utf-8", errors="surrogateescape") as f:
+        return f.read()
+
+
+def grep(pattern, path, flags=0):
+    """The lines of path that match pattern (re.search)."""
+    return [l for l in read(path).splitlines() if re.search(pattern, l, flags)]
+
+
+def patches(d):
+    """The numbered patches of a series directory, the cover letter aside."""
+    return [p for p in sorted(glob.glob(os.path.join(d, "0*.patch")))
+            if os.path.basename(p) != COVER]
+
+
+def diffs(paths):
+    """The diffs of patch files, from their first "diff --git" line on: not
+    who staged them, nor when."""
+    out = b""
+    for p in paths:
+        with open(p, "rb") as f:
+            lines = f.read().splitlines(keepends=True)
+        for i, l in enumerate(lines):
+            if l.startswith(b"diff --git"):
+                out += b"".join(lines[i:])
+                break
+    return out
+
+
+def touched(paths, prefix=""):
+    """The files the patches write to (their "+++ b/" lines) below prefix."""
+    files = set()
+    for p in paths:
+        for l in read(p).splitlines():
+            if l.startswith("+++ b/" + prefix):
+                files.add(l[len("+++ b/"):])
+    return sorted(files)
+
+
+class Tap:
+    """kselftest TAP, as scripts/tests/tap.sh writes it: on a failure the
+    file self.out, when set, is shown."""
+
+    def __init__(self, plan):
+        self.n = self.npass = self.nfail = self.nskip = 0
+        self.out = None
+        print("TAP version 13")
+        print(f"1..{plan}", flush=True)
+
+    def ok(self, good, desc):
+        self.n += 1
+        if good:
+            self.npass += 1
+            print(f"ok {self.n} {desc}", flush=True)
+            return
+        self.nfail += 1
+        print(f"not ok {self.n} {desc}")
+        if self.out and os.path.isfile(self.out):
+            for l in read(self.out).splitlines()[:40]:
+                print(f"# {l}")
+        sys.stdout.flush()
+
+    def skip(self, desc):
+        self.n += 1
+        self.nskip += 1
+        print(f"ok {self.n} # SKIP {desc}", flush=True)
+
+    def totals(self):
+        print(f"# Totals: pass:{self.npass} fail:{self.nfail} xfail:0 "
+              f"xpass:0 skip:{self.nskip} error:0", flush=True)
+        return 0 if self.nfail == 0 else 1
+
+
+class Stager:
+    """Commits stored patches as the caller and writes the series."""
+
+    def __init__(self, name, email, work):
+        self.name, self.email, self.work = name, email, work
+
+    def git(self, repo, *args, check=True, **kw):
+        cmd = ["git", "-C", repo, "-c", f"user.name={self.name}",
+               "-c", f"user.email={self.email}", *args]
+        return subprocess.run(cmd, check=check, **kw)
+
+    def rev(self, repo, what="HEAD"):
+        return self.git(repo, "rev-parse", what, stdout=subprocess.PIPE,
+                        text=True).stdout.strip()
+
+    def init(self, repo, message):
+        """A repository of what repo holds, in one commit; its id."""
+        self.git(repo, "init", "-q")
+        self.git(repo, "add", "-A")
+        self.git(repo, "commit", "-q", "-m", message)
+        return self.rev(repo)
+
+    def apply_series(self, repo, paths):
+        """One signed-off commit per stored patch."""
+        msg = os.path.join(self.work, "msg")
+        for p in paths:
+            if self.git(repo, "apply", "--index", p, check=False).returncode:
+                raise StageError(f"{os.path.basename(p)} does not apply")
+            lines = read(p).split("\n")
+            end = next((i for i in range(2, len(lines)) if lines[i] == "---"),
+                       len(lines))
+            with open(msg, "w", encoding="utf-8",
+                      errors="surrogateescape") as f:
+                f.write(lines[0][len("Subject: "):] + "\n")
+                f.write("".join(l + "\n" for l in lines[1:end]))
+            self.git(repo, "commit", "-q", "-s", "-F", msg)
+
+    def format_series(self, repo, span, out, prefix, cover, values):
+        """git format-patch of span into out, the cover letter from the
+        stored file cover (Subject:, blank line, text; ${name}s from
+        values)."""
+        self.git(repo, "format-patch", "-q", "--cover-letter",
+                 f"--subject-prefix={prefix}", "-o", out, span)
+        text = read(cover)
+        subject, _, blurb = text.partition("\n\n")
+        subject = subject[len("Subject: "):]
+        blurb = string.Template(blurb).substitute(values).rstrip("\n")
+        p = os.path.join(out, COVER)
+        s = read(p)
+        assert "*** SUBJECT HERE ***" in s and "*** BLURB HERE ***" in s
+        s = s.replace("*** SUBJECT HERE ***", subject)
+        s = s.replace("*** BLURB HERE ***", blurb)
+        with open(p, "w", encoding="utf-8", errors="surrogateescape") as f:
+            f.write(s)
+
+
+def stored_series():
+    """The stored patches: fixes, features, rdma-core; each in the stored
+    format and without an identity."""
+    series = [sorted(glob.glob(os.path.join(TOP, "patches", d, "*.patch")))
+              for d in ("core/fixes", "core/features", "rdma-core")]
+    for p in sum(series, []):
+        lines = read(p).split("\n")
+        if not lines[0].startswith("Subject: ") or "---" not in lines:
+            raise StageError(f"{p}: not Subject:, message, ---, diff")
+        head = lines[:lines.index("---") + 1]
+        if any(re.match(r"(From|Date|Signed-off-by):", l, re.I) for l in head):
+            raise StageError(f"{p}: carries an identity (From/Date/"
+                             "Signed-off-by): staging adds them")
+    return series
+
+
+def stage_kernel(st, src, fixes, features):
+    """The kernel repository: only the files the series touch, as the
+    pristine source has them (the patches then apply to the full tree).
+    Returns the repository and the ids of its base and of the fixes."""
+    repo = os.path.join(st.work, "repo")
+    for f in touched(fixes + features):
+        # a file that a patch of the series creates
+        if not os.path.isfile(os.path.join(src, f)):
+            continue
+        os.makedirs(os.path.join(repo, os.path.dirname(f)), exist_ok=True)
+        shutil.copy(os.path.join(src, f), os.path.join(repo, f))
+    os.makedirs(repo, exist_ok=True)
+    base = st.init(repo, f"base: {os.path.basename(src)} as packaged")
+    st.apply_series(repo, fixes)
+    fixed = st.rev(repo)
+    st.apply_series(repo, features)
+    return repo, base, fixed
+
+
+def rdma_core_pristine(d):
+    """The pristine rdma-core source in d."""
+    orig = os.path.join(CACHE, "rdma-core", "dl",
+                        f"rdma-core_{RDMA_CORE_VERSION}.orig.tar.gz")
+    if not os.path.isfile(orig):
+        subprocess.run([os.path.join(TOP, "scripts/build/rdma-core-fetch"),
+                        RDMA_CORE_VERSION], stdout=subprocess.DEVNULL,
+                       check=True)
+    unpack = d + ".unpack"
+    shutil.rmtree(d, ignore_errors=True)
+    shutil.rmtree(unpack, ignore_errors=True)
+    os.makedirs(unpack)
+    subprocess.run(["tar", "-C", unpack, "-xzf", orig], check=True)
+    # 65.0's tarball unpacks to a directory named after a git hash
+    top = next(e.path for e in os.scandir(unpack) if e.is_dir())
+    os.rename(top, d)
+    os.rmdir(unpack)
+
+
+def stage_rdma_core(st, krepo, out, rc_patches, values):
+    """rdma-core: "Update kernel headers" from the staged for-next kernel
+    series, then the stored patches, against the pristine release."""
+    rc = os.path.join(st.work, "rdma-core")
+    rdma_core_pristine(rc)
+    base = st.init(rc, f"base: rdma-core {RDMA_CORE_VERSION} as packaged")
+
+    # 1. the kernel headers the for-next series changes
+    hdr = "include/uapi/rdma/ib_user_ioctl_cmds.h"
+    shutil.copyfile(os.path.join(krepo, hdr),
+                    os.path.join(rc, "kernel-headers/rdma",
+                                 os.path.basename(hdr)))
+    kcommit = st.git(krepo, "log", "-1", "--abbrev=12", '--format=%h ("%s")',
+                     "--", hdr, stdout=subprocess.PIPE,
+                     text=True).stdout.rstrip("\n")
+    st.git(rc, "add", "-A")
+    st.git(rc, "commit", "-q", "-s", "-m", "Update kernel headers",
+           "-m", f"To commit: {kcommit}.")
+
+    # 2. libibverbs, rxe and siw, the test
+    st.apply_series(rc, rc_patches)
+    os.makedirs(out, exist_ok=True)
+    st.format_series(rc, f"{base}..HEAD", out, "PATCH rdma-core",
+                     os.path.join(TOP, "patches/rdma-core/cover-letter"),
+                     values)
+
+
+def ls_series(up):
+    """ls of the series' directories, on stderr."""
+    dirs = sorted(glob.glob(os.path.join(up, "*")))
+    print("\n\n".join(f"{d}:\n" + "\n".join(sorted(os.listdir(d)))
+                      for d in dirs), file=sys.stderr, flush=True)
+
+
+def stage(argv):
+    check = bool(argv) and argv[0] == "--check"
+    if check:
+        argv = argv[1:]
+    series = argv[0] if argv else "7"
+
+    # Whoever stages the series sends it and signs it off.
+    name = output(["git", "-C", TOP, "config", "user.name"])
+    email = output(["git", "-C", TOP, "config", "user.email"])
+    if not name or not email:
+        log("no git identity: set git config user.name and user.email;")
+        raise StageError("the series' From: and Signed-off-by: are yours, "
+                         "whoever stages them sends them")
+    fixes, features, rc_patches = stored_series()
+
+    kdir = output([os.path.join(TOP, "scripts/build/kernel-fetch"), series])
+    if not kdir:
+        raise StageError(f"no kernel source {series}")
+    src = os.path.realpath(os.path.join(kdir, "source"))
+    kver = read(os.path.join(kdir, "kver")).strip()
+    up = os.path.join(TOP, "out/upstream")
+    work = os.path.join(TOP, "out/stage")
+    for d in (up, work):
+        shutil.rmtree(d, ignore_errors=True)
+        os.makedirs(d)
+
+    # Commits dated by this tree's last commit: the same tree stages the
+    # same series, hashes included (the proof's builds are cached by the
+    # series).
+    date = output(["git", "-C", TOP, "log", "-1", "--format=%cI"])
+    date = date or "@0 +0000"
+    os.environ["GIT_AUTHOR_DATE"] = os.environ["GIT_COMMITTER_DATE"] = date
+
+    st = Stager(name, email, work)
+    repo, base, fixed = stage_kernel(st, src, fixes, features)
+    values = {"source": os.path.basename(src), "kver": kver,
+              "nfix": len(fixes), "nfeat": len(features),
+              "nrc": len(rc_patches) + 1,
+              "rdma_core_version": RDMA_CORE_VERSION}
+    cover = os.path.join(TOP, "patches/core/{}/cover-letter")
+    st.format_series(repo, f"{base}..{fixed}", os.path.join(up, "linux-fixes"),
+                     "PATCH rdma-rc", cover.format("fixes"), values)
+    st.format_series(repo, f"{fixed}..HEAD", os.path.join(up, "linux"),
+                     "PATCH rdma-next", cover.format("features"), values)
+    log(f"kernel series for {os.path.basename(src)}: {up}/linux-fixes "
+        f"({len(fixes)} patches), {up}/linux ({len(features)} patches)")
+
+    # rdma-core, against the for-next series' headers
+    stage_rdma_core(st, repo, os.path.join(up, "rdma-core"), rc_patches,
+                    values)
+    log(f"rdma-core series: {up}/rdma-core")
+    ls_series(up)
+    if not check:
+        return 0
+    return Check(st, kdir, src, kver, up, fixes + features).run()
+
+
+class Check:
+    """--check: apply, configure, build in-tree, checkpatch; then the
+    rdma-core series."""
+
+    def __init__(self, st, kdir, src, kver, up, stored):
+        self.st, self.kdir, self.src, self.kver = st, kdir, src, kver
+        self.up, self.stored, self.work = up, stored, st.work
+        self.tree = os.path.join(self.work, "linux")
+        self.obj = os.path.join(self.work, "obj")
+        self.out = os.path.join(self.work, "out")
+        self.kpatches = (patches(os.path.join(up, "linux-fixes")) +
+                         patches(os.path.join(up, "linux")))
+        self.jobs = str(len(os.sched_getaffinity(0)))
+        self.tap = Tap(6 + RdmaCoreCheck.NTESTS)
+
+    def run(self):
+        for case in (self.refusal, self.numbering, self.apply, self.core,
+                     self.kselftests, self.checkpatch):
+            case()
+        RdmaCoreCheck(os.path.join(self.up, "rdma-core"), self.work,
+                      self.tap).run()
+        return self.tap.totals()
+
+    def refusal(self):
+        """No identity, no series: the refusal, with git's global and
+        system configuration out of the way (unless this repository has
+        its own)."""
+        local = [output(["git", "-C", TOP, "config", "--local", k])
+                 for k in ("user.name", "user.email")]
+        if any(local):
+            self.tap.skip("no series without a git identity: this "
+                          "repository sets its own")
+            return
+        out = os.path.join(self.work, "refusal")
+        env = dict(os.environ, GIT_CONFIG_GLOBAL="/dev/null",
+                   GIT_CONFIG_NOSYSTEM="1")
+        good = run([sys.executable, os.path.realpath(__file__), "stage"],
+                   out=out, env=env) != 0
+        good &= bool(grep("no git identity: set git config user.name and "
+                          "user.email", out))
+        good &= os.path.isfile(os.path.join(self.up, "linux", COVER))
+        self.tap.out = out
+        self.tap.ok(good, "no series without a git identity (user.name, "
+                    "user.email unset: refused)")
+
+    def numbering(self):
+        """The numbering, and no patch signed by anyone but the caller."""
+        name, email = self.st.name, self.st.email
+        problems = []
+        for d in ("linux-fixes", "linux", "rdma-core"):
+            d = os.path.join(self.up, d)
+            all_ = sorted(glob.glob(os.path.join(d, "0*.patch")))
+            want = re.compile(r"^Subject: \[PATCH [a-z-]+ [0-9]+/%d\] " %
+                              (len(all_) - 1), re.M)
+            for p in all_:
+                lines = read(p).split("\n")
+                i = next(i for i, l in enumerate(lines)
+                         if l.startswith("Subject: "))
+                subj = "\n".join(lines[i:i + 2]).replace("\n ", " ")
+                if not want.search(subj):
+                    problems.append(f"# {p}: {subj}")
+                if os.path.basename(p) == COVER:
+                    continue
+                signed = [l for l in lines if l.startswith("Signed-off-by: ")]
+                if signed != [f"Signed-off-by: {name} <{email}>"]:
+                    problems.append(f"# {p}: not signed off by {name} "
+                                    f"<{email}> alone")
+            if re.search("SUBJECT HERE|BLURB HERE",
+                         read(os.path.join(d, COVER))):
+                problems.append("")
+        for p in patches(os.path.join(self.up, "linux-fixes")):
+            if not (grep(r'^Fixes: [0-9a-f]{12} \(".*"\)$', p) and
+                    "Cc: stable@vger.kernel.org" in read(p).split("\n")):
+                problems.append(f"# {p}: no Fixes: or no Cc: stable")
+        with open(self.out, "w") as f:
+            f.write("".join(l + "\n" for l in problems if l))
+        self.tap.out = self.out
+        self.tap.ok(not problems, "three series, [PATCH <tree> n/m] with "
+                    f"cover letters, signed off by {name} alone; the fixes "
+                    "with Fixes: and Cc: stable")
+
+    def apply(self):
+        log(f"pristine copy of {os.path.basename(self.src)} (hard links)")
+        subprocess.run(["cp", "-al", self.src, self.tree], check=True)
+        good = True
+        for p in self.kpatches:
+            with open(p) as f:
+                if run(["patch", "-p1", "-s", "-d", self.tree,
+                        "--no-backup-if-mismatch"], out=self.out, stdin=f):
+                    print(f"# {p} does not apply", flush=True)
+                    good = False
+                    break
+        self.tap.ok(good, "the fixes, then for-next, apply to "
+                    f"{os.path.basename(self.src)}")
+
+    def core(self):
+        """The in-tree build of drivers/infiniband/core, W=1."""
+        kdir, kver, tree, obj = self.kdir, self.kver, self.tree, self.obj
+        os.makedirs(obj, exist_ok=True)
+        config = os.path.join(kdir, f"root/lib/modules/{kver}/config")
+        if not os.path.isfile(config):
+            config = os.path.join(kdir, f"root/boot/config-{kver}")
+        shutil.copyfile(config, os.path.join(obj, ".config"))
+        log("modules_prepare and the in-tree build of drivers/infiniband/core "
+            "(W=1)")
+        core_files = [f[len("drivers/infiniband/core/"):] for f in
+                      touched(self.stored, "drivers/infiniband/core/")
+                      if re.fullmatch(r"drivers/infiniband/core/.*\.c", f)]
+        make = ["make", "-C", tree, f"O={obj}"]
+        steps = [make + ["-s", "olddefconfig"],
+                 make + ["-s", f"KERNELRELEASE={kver}", f"-j{self.jobs}",
+                         "modules_prepare"],
+                 # the image's exported symbols, for modpost
+                 ["cp", os.path.join(kdir, "root/usr/src",
+                                     f"linux-headers-{kver}/Module.symvers"),
+                  obj + "/"],
+                 make + [f"KERNELRELEASE={kver}", "W=1", f"-j{self.jobs}",
+                         "M=drivers/infiniband/core", "modules"]]
+        rc = self.steps(steps)
+        warned = False
+        for f in core_files:
+            hits = grep(f"{f}:[0-9]+:[0-9]+: (warning|error)", self.out, re.I)
+            for l in hits:
+                print(l)
+            warned |= bool(hits)
+        self.tap.ok(rc == 0 and not warned and os.path.isfile(
+            os.path.join(tree, "drivers/infiniband/core/ib_uverbs.ko")),
+            "drivers/infiniband/core builds in-tree with the series (W=1: "
+            f"no warning in {' '.join(core_files)})")
+
+    def steps(self, cmds):
+        """cmds in turn, their output in self.out, until one fails; the
+        status of that one."""
+        open(self.out, "w").close()
+        for cmd in cmds:
+            rc = run(cmd, out=self.out, append=True)
+            if rc:
+                return rc
+        return 0
+
+    def kselftests(self):
+        log("the kselftests of tools/testing/selftests/rdma")
+        ksft = os.path.join(self.work, "ksft")
+        rdma = os.path.join(self.tree, "tools/testing/selftests/rdma")
+        rc = self.steps([
+            ["make", "-s", "-C", self.tree, f"O={self.obj}", "headers"],
+            ["mkdir", "-p", ksft],
+            ["make", "-C", rdma, f"OUTPUT={ksft}",
+             f"KHDR_INCLUDES=-isystem {self.obj}/usr/include", "W=1", "all"]])
+        built = os.access(os.path.join(ksft, "pd_import"), os.X_OK)
+        self.tap.ok(rc == 0 and built and
+                    not grep("warning|error", self.out, re.I),
+                    "tools/testing/selftests/rdma builds pd_import "
+                    "(no warnings)")
+
+    def checkpatch(self):
+        """Run from the copy, without git (GIT_DIR names nothing: the copy
+        lies in this repository's tree): no git-based checks. That is, no
+        linux history to check the Fixes: commit ids against
+        (UNKNOWN_COMMIT_ID, which checkpatch reports for any id without
+        one); the fixes' messages say where their ids come from. Debian's
+        python3 has ply for spdxcheck.py, a python3 earlier in PATH may
+        not. The patches touch files that MAINTAINERS gives to linux-rdma
+        (INFINIBAND SUBSYSTEM, and tools/testing/selftests/rdma)."""
+        env = dict(os.environ, GIT_DIR="/nonexistent",
+                   PATH="/usr/bin:" + os.environ.get("PATH", ""))
+        run(["perl", "scripts/checkpatch.pl", "--strict", "--show-types",
+             "--ignore", "FILE_PATH_CHANGES,UNKNOWN_COMMIT_ID",
+             *self.kpatches],
+            out=self.out, cwd=self.tree, env=env)
+        unmaintained = False
+        for f in touched(self.kpatches):
+            r = subprocess.run(["perl", "scripts/get_maintainer.pl",
+                                "--no-git", "--no-git-fallback", "-f", f],
+                               cwd=self.tree, stdout=subprocess.PIPE,
+                               stderr=subprocess.DEVNULL, text=True)
+            if "linux-rdma@vger.kernel.org" not in r.stdout:
+                with open(self.out, "a") as o:
+                    o.write(f"# {f}: no linux-rdma in MAINTAINERS\n")
+                unmaintained = True
+        totals = [l.split() for l in grep("^total:", self.out)]
+        sums = [sum(int(t[i]) for t in totals) for i in (1, 3, 5)]
+        n = len(self.kpatches)
+        print(f"# checkpatch --strict over {n} kernel patches: "
+              f"errors/warnings/checks: {sums[0]} {sums[1]} {sums[2]}",
+              flush=True)
+        self.tap.ok(sums == [0, 0, 0] and not unmaintained and
+                    len(totals) == n and
+                    not grep("traceback", self.out, re.I),
+                    "checkpatch --strict: 0 errors, 0 warnings, 0 checks on "
+                    "every kernel patch")
+
+
+def rdma_core_build(out):
+    """Apply the series in out to a pristine rdma-core and build it, once
+    per series (cached by its diffs: not the identity of whoever staged
+    them, nor the commit ids and dates, which follow this tree's last
+    commit). Returns the directory; its src/build is the build. Two
+    stagings of the same series at once would share a directory: one tree
+    at a time."""
+    series = patches(out)
+    digest = hashlib.sha256(diffs(series)).hexdigest()[:12]
+    cache = os.path.join(CACHE, "rdma-core")
+    d = os.path.join(cache, f"staged-{RDMA_CORE_VERSION}-{digest}")
+    log(f"rdma-core {RDMA_CORE_VERSION} with the series ({d})")
+    if os.path.isfile(os.path.join(d, ".ready")):
+        log("(cached)")
+        return d
+    # builds of other series unused for a day go (not sooner: another
+    # tree's staging may be using one right now)
+    for ready in glob.glob(os.path.join(cache, "staged-*/.ready")):
+        if time.time() - os.path.getmtime(ready) >= 24 * 3600:
+            shutil.rmtree(os.path.dirname(ready), ignore_errors=True)
+    os.makedirs(d, exist_ok=True)
+    src = os.path.join(d, "src")
+    rdma_core_pristine(src)
+    rc = 0
+    for p in series:
+        with open(p) as f:
+            if run(["patch", "-p1", "-s", "-d", src,
+                    "--no-backup-if-mismatch"],
+                   out=os.path.join(d, "apply.log"), append=True, stdin=f):
+                rc = 1
+                break
+    with open(os.path.join(d, "apply.rc"), "w") as f:
+        f.write(f"{rc}\n")
+    if rc == 0:
+        blog = os.path.join(d, "build.log")
+        log("building it (cmake, ninja -j2, warnings as errors; "
+            f"log in {blog})")
+        build = os.path.join(src, "build")
+        os.makedirs(build)
+        rc = run(["cmake", "-GNinja", "-DIN_PLACE=1", "-DNO_MAN_PAGES=1",
+                  "-DENABLE_WERROR=1", "-DPYTHON_EXECUTABLE=/usr/bin/python3",
+                  ".."], out=blog, cwd=build)
+        if rc == 0:
+            rc = run(["nice", "-n", "19", "ninja", "-j2"], out=blog,
+                     append=True, cwd=build)
+        with open(os.path.join(d, "build.rc"), "w") as f:
+            f.write(f"{rc}\n")
+    open(os.path.join(d, ".ready"), "w").close()
+    return d
+
+
+def rdma_core_fetch():
+    """The pristine release's build in the cache ("" if it cannot be had)."""
+    return output([os.path.join(TOP, "scripts/build/rdma-core-fetch"),
+                   RDMA_CORE_VERSION])
+
+
+class RdmaCoreCheck:
+    """--check of the rdma-core series: apply, build with warnings as
+    errors, what the series promises, check-build, the ABI."""
+
+    NTESTS = 6
+
+    def __init__(self, out, work, tap):
+        self.series, self.tap = out, tap
+        self.w = os.path.join(work, "rdma-core-check")
+
+    def status(self, name):
+        try:
+            return read(os.path.join(self.dir, name)).strip()
+        except OSError:
+            return None
+
+    def case(self, log_name, fn, desc):
+        """A case whose fn writes to the log log_name."""
+        self.tap.out = self.w + log_name
+        with open(self.tap.out, "w") as f:
+            good = fn(f)
+        self.tap.ok(good, desc)
+
+    def run(self):
+        self.dir = d = rdma_core_build(self.series)
+        v = RDMA_CORE_VERSION
+        self.tap.out = os.path.join(d, "apply.log")
+        self.tap.ok(self.status("apply.rc") == "0",
+                    f"the {len(patches(self.series))} rdma-core patches apply "
+                    f"to rdma-core {v}")
+        self.tap.out = os.path.join(d, "build.log")
+        self.tap.ok(self.status("build.rc") == "0" and
+                    not grep("(warning|error):", self.tap.out, re.I),
+                    f"rdma-core {v} builds with the series "
+                    "(-DENABLE_WERROR=1, no warnings)")
+        built = self.status("build.rc") == "0"
+        build = os.path.join(d, "src/build")
+        # what the series promises: the new private ABI with the generic
+        # import, rxe and siw linking to it
+        self.case(".log", lambda f: self.exports(build, f),
+                  "provider ABI 66 with the generic import (context, PD, MR), "
+                  "which rxe and siw use")
+        self.case(".check-build.log",
+                  lambda f: built and run([
+                      "nice", "-n", "19", "/usr/bin/python3",
+                      os.path.realpath(__file__), "check-build-tests",
+                      "buildlib/check-build", "--src", "..", "--cc", "gcc"],
+                      out=f.name, cwd=build) == 0,
+                  "rdma-core's buildlib/check-build (private ABI, headers "
+                  "alone in C and C++)")
+        abi_log = self.w + ".abi.log"
+        with open(abi_log, "w") as f:
+            good = built and self.abi(os.path.join(d, "src"),
+                                      rdma_core_fetch(), self.w + "-abi", f)
+        print(read(abi_log), end="", flush=True)
+        self.tap.out = None
+        self.tap.ok(good, f"ABI: every library as in {v} (abi-compliance-"
+                    "checker; libibverbs' private symbols aside)")
+        self.case(".abi-control.log",
+                  lambda f: self.abi_control(self.w + "-abi", f),
+                  "ABI check's control: a libibverbs without ibv_import_pd is "
+                  "found incompatible")
+
+    @staticmethod
+    def exports(build, f):
+        """The new private ABI with the generic import, rxe and siw using
+        it."""
+        lib = os.path.join(build, "lib")
+        imports = ["verbs_import_pd", "verbs_unimport_pd", "verbs_import_mr",
+                   "verbs_unimport_mr", "_verbs_import_and_alloc_context"]
+        wanted = [("ibverbs", "libibverbs.so.1", "IBVERBS_PRIVATE_66 +",
+                   ["ibv_cmd_query_pd"] + imports)]
+        wanted += [(drv, f"lib{drv}-rdmav66.so", " ", imports)
+                   for drv in ("rxe", "siw")]
+        for name, so, before, syms in wanted:
+            dump = os.path.join(build, f"{name}.syms")
+            if run(["objdump", "-T", os.path.join(lib, so)], out=dump):
+                return False
+            for sym in syms:
+                hits = grep(f"{before}{re.escape(sym)}$", dump)
+                f.write("".join(l + "\n" for l in hits))
+                if not hits:
+                    return False
+        return True
+
+    @staticmethod
+    def dump(lib, out):
+        """The ABI dump of a shared library as check-build's check_abi()
+        makes it: abi-dumper with the version of the library's file name."""
+        ver = re.sub(r"^lib[^.]+\.so\.", "", os.path.basename(lib))
+        return run(["abi-dumper", "-lver", ver, lib, "-o", out],
+                   out=out + ".log") == 0
+
+    @staticmethod
+    def acc(name, old, new, f, skip=None):
+        """abi-compliance-checker as check_abi() runs it, and what it
+        found."""
+        cmd = ["abi-compliance-checker", "-l", name, "-old", old, "-new", new]
+        if skip:
+            cmd += ["-skip-symbols", skip]
+        rc = run(cmd, out=new + ".acc", cwd=os.path.dirname(new))
+        found = " ".join(grep("^(Binary|Source) compatibility:", new + ".acc"))
+        tail = "" if rc == 0 else \
+            f" (exit {rc}; {os.path.dirname(new)}/compat_reports/{name})"
+        f.write(f"# {name}: {found}{tail}\n")
+        f.flush()
+        return rc == 0
+
+    def abi(self, src, pristine, w, f):
+        """The ABI check of rdma-core's stable branches (check-build's
+        test_verbs_uapi: every shared library dumped with abi-dumper and
+        compared by abi-compliance-checker with ABI/<name>.dump). Every
+        library against the pristine release's build (what a stable
+        branch's ABI files would hold, which the release tarball lacks),
+        less libibverbs' private symbols (IBVERBS_PRIVATE_*: the series
+        moves them on to 66; they bind only rdma-core's own providers,
+        built with it)."""
+        new = os.path.join(src, "build/lib")
+        old = os.path.join(pristine, "lib")
+        if not pristine or not os.path.isdir(old):
+            f.write(f"# no pristine rdma-core {RDMA_CORE_VERSION} build\n")
+            return False
+        shutil.rmtree(w, ignore_errors=True)
+        os.makedirs(w)
+        good, n = True, 0
+        for lib in sorted(glob.glob(os.path.join(old, "lib*.so.*.*.*"))):
+            if os.path.islink(lib):
+                continue
+            base = os.path.basename(lib)
+            name = base[len("lib"):].split(".so.")[0]
+            if not os.path.isfile(os.path.join(new, base)):
+                f.write(f"# {base}: not built with the series\n")
+                good = False
+                continue
+            syms = subprocess.run(["objdump", "-T", lib],
+                                  stdout=subprocess.PIPE, text=True).stdout
+            skip = os.path.join(w, f"skip-{name}")
+            with open(skip, "w") as s:
+                for l in syms.splitlines():
+                    t = l.split()
+                    if len(t) >= 2 and "_PRIVATE_" in t[-2]:
+                        s.write(f"{t[-1]}\n{t[-1]}@@{t[-2]}\n")
+            ref = os.path.join(w, f"ref-{name}.dump")
+            cur = os.path.join(w, f"current-{name}.dump")
+            good &= (self.dump(lib, ref) and
+                     self.dump(os.path.join(new, base), cur) and
+                     self.acc(name, ref, cur, f, skip))
+            n += 1
+        f.write(f"# {n} libraries of rdma-core {RDMA_CORE_VERSION} compared "
+                "with the pristine build\n")
+        return good and n >= 10
+
+    def abi_control(self, w, f):
+        """The check's control: a libibverbs that lost ibv_import_pd must be
+        found incompatible with the pristine one."""
+        cur = os.path.join(w, "current-ibverbs.dump")
+        try:
+            text = read(cur)
+        except OSError:
+            text = ""
+        syms = re.findall(r"'ibv_import_pd@@IBVERBS_[0-9.]*' => 1", text)
+        if not syms:
+            f.write(f"# no ibv_import_pd in {cur}\n")
+            return False
+        control = os.path.join(w, "control", "current-ibverbs.dump")
+        os.makedirs(os.path.dirname(control), exist_ok=True)
+        with open(control, "w", encoding="utf-8",
+                  errors="surrogateescape") as c:
+            c.write("".join(l for l in text.splitlines(keepends=True)
+                            if not any(s in l for s in syms)))
+        return (not self.acc("ibverbs", os.path.join(w, "ref-ibverbs.dump"),
+                             control, f) and
+                bool(grep("Total binary compatibility problems: [1-9]",
+                          control + ".acc")))
+
+
+def check_build_tests(argv):
+    """rdma-core's own build-time tests (buildlib/check-build: the private
+    ABI of every provider, the published and installed headers compiled
+    alone in C and C++), less three: two fail for reasons outside the
+    series (the release tarball's PACKAGE_VERSION 65.0 is older than the
+    private ABI 66 that the series moves to, upstream master is already
+    66.0; the static link test wants an -DENABLE_STATIC=1 build and fails
+    on a pristine 65.0 here too), and the ABI test, test_verbs_uapi, which
+    RdmaCoreCheck.abi() runs in the form a stable branch would."""
+    script = "../" + argv[0]
+    sys.argv = [script] + argv[1:]
+    src = read(script)
+    g = {"__name__": "check_build", "__file__": script}
+    exec(compile(src[:src.index("funcs = globals();")], script, "exec"), g)
+    for k, v in list(g.items()):
+        if k.startswith("test_") and inspect.isfunction(v) and \
+                k not in ("test_lib_names", "test_static_libs",
+                          "test_verbs_uapi"):
+            print("# check-build:", k, flush=True)
+            v(g["args"])
+    return 0
+
+
+def main(argv):
+    global PROG
+    cmd, args = (argv[0], argv[1:]) if argv else ("", [])
+    try:
+        if cmd == "stage":
+            return stage(args)
+        if cmd == "rdma-core-build" and len(args) == 1:
+            PROG = "stage.py"
+            print(rdma_core_build(os.path.abspath(args[0])))
+            return 0
+        if cmd == "check-build-tests" and args:
+            return check_build_tests(args)
+    except StageError as e:
+        log(str(e))
+        return 1
+    print(__doc__.split("\n\n")[1], file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
