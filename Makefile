@@ -81,7 +81,7 @@ module:
 	@ln -sfn $(CURDIR)/Kbuild $(KMOD)/Kbuild
 	@ln -sfn $(CURDIR)/uapi $(KMOD)/uapi
 	@for f in $(CURDIR)/kernel/*.[ch]; do ln -sfn $$f $(KMOD)/kernel/; done
-	@for f in $(CURDIR)/compat/*.[ch]; do ln -sfn $$f $(KMOD)/compat/; done
+	@for f in $(CURDIR)/compat/compat.[ch]; do ln -sfn $$f $(KMOD)/compat/; done
 	$(MAKE) -C $(KDIR) M=$(KMOD) modules
 
 lib: provider $(B)/libibpd.pc $(B)/ibpd
