@@ -7,7 +7,7 @@
 # VM boot.
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
-tap_setup 19
+tap_setup 22
 trap 'rm -rf "$tmp" "$top"/scripts/tests/untracked-*' EXIT
 expect_rc 0 "splat-check: clean console log" "$top/scripts/vm/splat-check" "$here/logs/clean.log"
 for s in warning oops kasan lockdep kmemleak; do
@@ -44,6 +44,16 @@ ok $? "vm-run: the program's output reaches the host"
 # A splat in the console fails the run even though the command succeeded.
 expect_rc 1 "vm-run: kernel splat fails the run" "$top/scripts/vm/vm-run" \
 	--no-ibpd -- sh -c 'echo "WARNING: CPU: 0 PID: 1 at synthetic" > /dev/kmsg'
+
+# The watchdog stops a silent VM, not a slow one: a job that talks every
+# 4 s runs past --idle 10, one that goes quiet is stopped as hung.
+expect_rc 0 "vm-run --idle 10: a job that prints every 4 s for 24 s runs to its end" \
+	"$top/scripts/vm/vm-run" --no-ibpd --idle 10 -- \
+	sh -c 'for i in 1 2 3 4 5 6; do echo "tick $i"; sleep 4; done'
+expect_rc 124 "vm-run --idle 10: a job silent for longer is stopped (exit 124)" \
+	"$top/scripts/vm/vm-run" --no-ibpd --idle 10 -- sh -c 'echo start; sleep 600'
+grep -q 'vm-run: stopped the VM, no output from the VM for 10s: hung' "$tmp/out"
+ok $? "vm-run: the hang is reported as one"
 
 # A kernel that dies before vm-init runs is booted once more, then the
 # run fails: the kernel panics for want of an init here, twice.
