@@ -3,8 +3,10 @@
 # ibpd: out-of-tree kernel module (Kbuild), libibpd (rdma-core provider
 # and DV library), selftests, test VM.
 #
-#   make                 module (for the default test kernel), provider +
-#                        DV library for the system's libibverbs, tool, tests
+#   make                 the Debian packages the build needs (install-deps
+#                        --build), then the module (for the default test
+#                        kernel), provider + DV library for the system's
+#                        libibverbs, tool, tests
 #   make check           Debian packages it needs (scripts/build/install-deps),
 #                        everything, then all tests, in the test VM
 #   make check-quick     static checks and one kernel's kselftests (KERNEL=6.1)
@@ -68,11 +70,18 @@ endif
 .DEFAULT_GOAL := all
 include user/provider/provider.mk
 
-.PHONY: all deps module lib selftests check check-quick bench soak demo stage-upstream \
+.PHONY: all build-deps deps module lib selftests check check-quick bench soak demo stage-upstream \
 	upstream-proof clean install deb \
 	install-lib install-man modules_install modules_install_built FORCE
 
-all: module lib selftests
+# Plain make on a fresh machine: the Debian packages the build needs
+# first (as root or through sudo; else named, and make stops), before
+# anything is downloaded.
+all: build-deps
+	$(MAKE) --no-print-directory module lib selftests
+
+build-deps:
+	scripts/build/install-deps --build
 
 # Sources are linked one by one: kbuild writes objects beside them.
 module:

@@ -3,17 +3,48 @@
 #
 # The top Makefile, on the host, without building anything: plain "make"
 # is "make all" (the header's promise, whatever an included file's first
-# rule), and a test kernel that cannot be had stops make with the fetch
-# error before anything runs. kselftest-style TAP.
+# rule); on a machine without a package the build needs, plain make
+# installs it (as root) or names it (as a user without sudo) before it
+# downloads anything; a test kernel that cannot be had stops make with the
+# fetch error before anything runs. kselftest-style TAP.
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
-tap_setup 3
+tap_setup 6
 
 # -p: the rules as read; the goal FORCE has no recipe: nothing runs
 make -C "$top" -q -p FORCE > "$tmp/db" 2> "$tmp/out"
 grep '^\.DEFAULT_GOAL :=' "$tmp/db" > "$tmp/out"
 grep -qx '\.DEFAULT_GOAL := all' "$tmp/out"
 ok $? "make: the default goal is all"
+
+# A fresh machine, as far as make can tell: kmod (depmod) is not
+# installed (dpkg-query says so) and not on PATH; apt-get records what
+# it is asked and fails to install; the cache is empty.
+mkdir -p "$tmp/bin" "$tmp/cache"
+cat > "$tmp/bin/dpkg-query" <<-'EOF'
+	#!/bin/sh
+	for a; do [ "$a" = kmod ] && exit 1; done
+	exec /usr/bin/dpkg-query "$@"
+	EOF
+printf '#!/bin/sh\necho "apt-get $*" >> "%s/apt.log"\n[ "$1" = update ]\n' "$tmp" > "$tmp/bin/apt-get"
+printf '#!/bin/sh\n[ "$1" = -u ] && echo "$FAKE_UID" || exec /usr/bin/id "$@"\n' > "$tmp/bin/id"
+printf '#!/bin/sh\necho "sudo: a password is required" >&2\nexit 1\n' > "$tmp/bin/sudo"
+chmod +x "$tmp"/bin/*
+fresh_make() {	# fresh_make UID: plain make there
+	env PATH="$tmp/bin:/usr/bin:/bin" FAKE_UID=$1 IBPD_CACHE="$tmp/cache" \
+		make --no-print-directory -C "$top"
+}
+expect_rc 2 "make as a user without sudo on a machine without kmod: fails" fresh_make 1000
+grep -q '^install-deps: missing Debian packages: kmod$' "$tmp/out" &&
+	grep -q '^install-deps: as root: apt-get install kmod$' "$tmp/out" &&
+	[ ! -e "$tmp/apt.log" ] && [ -z "$(ls -A "$tmp/cache")" ] &&
+	! grep -q 'kernel-fetch' "$tmp/out"
+ok $? "make as a user: names the missing package, downloads nothing"
+fresh_make 0 > "$tmp/out" 2>&1
+rc=$?
+[ $rc = 2 ] && grep -q ' install .* kmod$' "$tmp/apt.log" &&
+	[ -z "$(ls -A "$tmp/cache")" ] && ! grep -q 'kernel-fetch' "$tmp/out"
+ok $? "make as root: apt-get install kmod first, nothing downloaded before (exit $rc)"
 
 # What the bug left: the per-kernel directory of an empty kernel version.
 rm -rf "$top/build/kmod/kernel" "$top/build/kmod/Kbuild" "$top/build/kmod/uapi"
