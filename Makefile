@@ -161,9 +161,10 @@ demo: deps
 stage-upstream:
 	scripts/upstream/stage-upstream --check
 
-# Both series run: the patched kernel booted (built on first use, then
-# cached), the patched rdma-core's seed contract on ibpd0, rxe0 and siw0;
-# and the same rdma-core on the stock kernels (6.1, 6.12, 7).
+# Both series run: the newest stock kernel booted with the series' ib_core,
+# uverbs, rxe and siw modules (built on first use, then cached), the
+# patched rdma-core's seed contract on ibpd0, rxe0 and siw0; and the same
+# rdma-core on the stock kernels (6.1, 6.12, 7).
 upstream-proof:
 	scripts/upstream/upstream-proof
 
