@@ -163,8 +163,9 @@ stage-upstream:
 
 # Both series run: the newest stock kernel booted with the series' ib_core,
 # uverbs, rxe and siw modules (built on first use, then cached), the
-# patched rdma-core's seed contract on ibpd0, rxe0 and siw0; and the same
-# rdma-core on the stock kernels (6.1, 6.12, 7).
+# patched rdma-core's seed contract on ibpd0, rxe0 and siw0; the same
+# rdma-core on the stock kernels (6.1, 6.12, 7); the rdma kselftests'
+# results on the patched modules against those on the stock 7.
 upstream-proof:
 	scripts/upstream/upstream-proof
 
