@@ -157,7 +157,7 @@ demo: deps
 	scripts/vm/vm-run -- $(B)/ibpd demo
 
 # The upstream patch series (out/upstream/{linux-fixes,linux,rdma-core}),
-# signed off with your git identity, applied and built in-tree.
+# signed off with your git identity, applied, built and checked.
 stage-upstream:
 	scripts/upstream/stage-upstream --check
 
