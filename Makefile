@@ -157,13 +157,15 @@ demo: deps
 	scripts/vm/vm-run -- $(B)/ibpd demo
 
 # The upstream patch series (out/upstream/{linux-fixes,linux,rdma-core}),
-# signed off with your git identity, applied and built in-tree.
+# signed off with your git identity, applied, built and checked.
 stage-upstream:
 	scripts/upstream/stage-upstream --check
 
-# Both series run: the patched kernel booted (built on first use, then
-# cached), the patched rdma-core's seed contract on ibpd0, rxe0 and siw0;
-# and the same rdma-core on the stock kernels (6.1, 6.12, 7).
+# Both series run: the newest stock kernel booted with the series' ib_core,
+# uverbs, rxe and siw modules (built on first use, then cached), the
+# patched rdma-core's seed contract on ibpd0, rxe0 and siw0; the same
+# rdma-core on the stock kernels (6.1, 6.12, 7); the rdma kselftests'
+# results on the patched modules against those on the stock 7.
 upstream-proof:
 	scripts/upstream/upstream-proof
 
