@@ -92,6 +92,9 @@ t=$SECONDS
 	"$here/deb_vm.sh" "$kcache" "$old" "$new" > "$tmp/vm" 2>&1
 rc=$?
 echo "# the VM: $((SECONDS - t)) s"
+# What the VM printed, apt-get's and DKMS's lines timed: kept for reading.
+logdir=${IBPD_LOG_DIR:-$top/out/logs}
+mkdir -p "$logdir" && cp "$tmp/vm" "$logdir/deb-vm.log"
 # deb_vm.sh's lines: a case's output, then "deb-vm: pass|fail DESC"
 n=0
 : > "$tmp/out"

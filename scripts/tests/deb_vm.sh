@@ -18,6 +18,7 @@ out=$(mktemp)
 case_() {	# case_ STATUS DESC: the output of the case, then its line
 	local st=pass
 	[ "$1" = 0 ] || { st=fail; sed 's/^/    /' "$out" | tail -n 40; }
+	echo "    (deb_vm.sh at ${SECONDS} s)"
 	echo "deb-vm: $st $2"
 	: > "$out"
 }
@@ -33,9 +34,14 @@ files() {
 		-path '/var/lib/dkms/mok.*' -prune -o -print 2> /dev/null | sort
 }
 
-apt_get() {	# apt_get ARGS...: offline, everything else is installed
+# apt_get ARGS...: offline, everything else is installed. Each line of its
+# output with the seconds since the start when it was written (DKMS writes
+# a step's line when the step ends).
+apt_get() {
+	local t0=$SECONDS
 	DEBIAN_FRONTEND=noninteractive apt-get -y -q --no-install-recommends \
-		-o Dpkg::Use-Pty=0 "$@" 2>&1 | sed -u 's/^/    /'
+		-o Dpkg::Use-Pty=0 "$@" 2>&1 |
+		while IFS= read -r l; do printf '    %4d %s\n' $((SECONDS - t0)) "$l"; done
 	return "${PIPESTATUS[0]}"
 }
 
