@@ -16,8 +16,10 @@
 
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "kselftest_harness.h"
@@ -903,15 +905,73 @@ TEST_F(pd, import_bad_handle)
 	test_err_pd_import_pdn(ENOENT, self->fd, 0xdead, 1);
 }
 
+/*
+ * Every object of a file has its handle in one space: a handle that names
+ * an object of another type (an MR) is EINVAL, checked or not, and a
+ * destroyed PD's handle that the file then gives to an MR is too.
+ */
 TEST_F(pd, import_wrong_object_type)
 {
-	uint32_t mr;
-	struct pd pd;
+	uint32_t mr, mr2;
+	struct pd pd, gone;
 
 	ASSERT_EQ(0, pd_alloc(self->fd, &pd));
 	test_cmd_mr_reg(self->fd, pd.handle, self->buf, 4096, 0, &mr);
 	ASSERT_NE(pd.handle, mr);
 	test_err_pd_import(EINVAL, self->fd, mr);
+	test_err_pd_import_id(EINVAL, self->fd, mr, &pd.id);
+	test_err_pd_import_pdn(EINVAL, self->fd, mr, pd.pdn);
+
+	ASSERT_EQ(0, pd_alloc(self->fd, &gone));
+	test_cmd_pd_destroy(self->fd, gone.handle);
+	test_cmd_mr_reg(self->fd, pd.handle, self->buf, 4096, 0, &mr2);
+	ASSERT_EQ(gone.handle, mr2);
+	test_err_pd_import(EINVAL, self->fd, gone.handle);
+	test_err_pd_import_id(EINVAL, self->fd, gone.handle, &gone.id);
+	test_cmd_mr_destroy(self->fd, mr2);
+	test_cmd_mr_destroy(self->fd, mr);
+	test_cmd_pd_destroy(self->fd, pd.handle);
+}
+
+/*
+ * A destroy holds the PD's uobject exclusively while it runs, and a lookup
+ * meanwhile fails with EBUSY at once: a child keeps failing to destroy a
+ * PD that has an MR (EBUSY, the real one) while this process imports it,
+ * plain and checked, until an import sees the core's EBUSY (a minute at
+ * most; libibpd retries it: dv_test).
+ */
+TEST_F(pd, import_busy_during_destroy)
+{
+	int i, err, busy = 0, other = 0, status;
+	time_t start = time(NULL);
+	uint32_t mr;
+	struct pd pd;
+	pid_t pid;
+
+	ASSERT_EQ(0, pd_alloc(self->fd, &pd));
+	test_cmd_mr_reg(self->fd, pd.handle, self->buf, 4096, 0, &mr);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		while (test_pd_destroy(self->fd, pd.handle) == EBUSY)
+			;
+		_exit(1);
+	}
+	for (i = 0; !busy && time(NULL) < start + 60; i++) {
+		err = test_pd_import(self->fd, pd.handle, i % 2 ? &pd.id : NULL,
+				     NULL, NULL, NULL);
+		if (err == EBUSY)
+			busy++;
+		else if (err)
+			other++;
+	}
+	kill(pid, SIGKILL);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	TH_LOG("%d imports during destroys in %lds: %d EBUSY, %d other errors",
+	       i, (long)(time(NULL) - start), busy, other);
+	EXPECT_TRUE(WIFSIGNALED(status));
+	EXPECT_EQ(0, other);
+	EXPECT_LT(0, busy);
 	test_cmd_mr_destroy(self->fd, mr);
 	test_cmd_pd_destroy(self->fd, pd.handle);
 }
