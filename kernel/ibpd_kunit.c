@@ -358,7 +358,7 @@ static void pd_id_survives_pdn_wrap(struct kunit *test)
 	ibpd_dealloc_pd(&b->ibpd, NULL);
 }
 
-/* A failed allocation consumes no identity. */
+/* An allocation that fails before alloc_pd draws an identity takes none. */
 static void pd_id_not_consumed_by_failure(struct kunit *test)
 {
 	struct ibpd_dev *dev = test_dev(test);
@@ -380,35 +380,29 @@ static void pd_id_not_consumed_by_failure(struct kunit *test)
 }
 
 /*
- * Nor does one the core aborts after alloc_pd (its response copy failed):
- * its uobject was never committed to the file's list. A committed PD's
- * identity, the newest's too, is never given again.
+ * An identity alloc_pd drew is used up: dealloc_pd never gives it back,
+ * whether the core destroys a committed PD or aborts one after alloc_pd
+ * (its own response copy failed), the newest PD's too. The failing
+ * responses themselves are ibpd_test.c's.
  */
-static void pd_id_given_back_by_abort(struct kunit *test)
+static void pd_id_never_given_back(struct kunit *test)
 {
 	struct ibpd_dev *dev = test_dev(test);
 	struct ibpd_pd *a = test_pd(test, dev), *b = test_pd(test, dev);
-	struct ib_uobject uobj = {};
-	LIST_HEAD(file_uobjects);
 	u64 id;
 
 	alloc_pd(test, a);
 	id = a->id;
-	INIT_LIST_HEAD(&uobj.list);
-	b->ibpd.uobject = &uobj;
 	alloc_pd(test, b);
 	KUNIT_EXPECT_EQ(test, id + 1, b->id);
-	ibpd_dealloc_pd(&b->ibpd, NULL);	/* aborted: never listed */
-	alloc_pd(test, b);
-	KUNIT_EXPECT_EQ(test, id + 1, b->id);
-	list_add(&uobj.list, &file_uobjects);
-	ibpd_dealloc_pd(&b->ibpd, NULL);	/* committed, then destroyed */
-	list_del(&uobj.list);
-	b->ibpd.uobject = NULL;
+	ibpd_dealloc_pd(&b->ibpd, NULL);
 	alloc_pd(test, b);
 	KUNIT_EXPECT_EQ(test, id + 2, b->id);
 	ibpd_dealloc_pd(&a->ibpd, NULL);
 	ibpd_dealloc_pd(&b->ibpd, NULL);
+	alloc_pd(test, a);
+	KUNIT_EXPECT_EQ(test, id + 3, a->id);
+	ibpd_dealloc_pd(&a->ibpd, NULL);
 }
 
 static void import_fault_knob(struct kunit *test)
@@ -432,7 +426,7 @@ static struct kunit_case ibpd_import_cases[] = {
 	KUNIT_CASE(pd_ids_count_up_from_one),
 	KUNIT_CASE(pd_id_survives_pdn_wrap),
 	KUNIT_CASE(pd_id_not_consumed_by_failure),
-	KUNIT_CASE(pd_id_given_back_by_abort),
+	KUNIT_CASE(pd_id_never_given_back),
 	{}
 };
 

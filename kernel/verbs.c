@@ -111,20 +111,15 @@ void ibpd_pdn_free(struct ibpd_dev *dev, struct ibpd_pd *pd)
 EXPORT_SYMBOL_IF_KUNIT(ibpd_pdn_free);
 
 /*
- * A PD's identity comes from a counter that never goes back, but for the
- * identity of an allocation that failed: given back when no one took one
- * since, so that failures alone never advance it. A concurrent allocation
- * can make a failed one's identity a gap, never a repeat.
+ * A PD's identity comes from a counter that never goes back. alloc_pd
+ * draws it once nothing but its response can fail, and an identity drawn
+ * is used up: the response may have reached userspace whatever becomes of
+ * the call (the driver's copy can fail part way, the core's copy after
+ * it), so a failed allocation leaves a gap and never a repeat.
  */
 static void ibpd_pd_id_alloc(struct ibpd_dev *dev, struct ibpd_pd *pd)
 {
 	pd->id = atomic64_inc_return(&dev->pd_id);
-}
-
-static void ibpd_pd_id_unalloc(struct ibpd_dev *dev, struct ibpd_pd *pd)
-{
-	atomic64_cmpxchg(&dev->pd_id, pd->id, pd->id - 1);
-	pd->id = 0;
 }
 
 /* ALLOC_PD has no driver input; its response is struct ibpd_alloc_pd_resp. */
@@ -154,27 +149,14 @@ int ibpd_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	return 0;
 
 err_free:
-	ibpd_pd_id_unalloc(dev, pd);
 	ibpd_pdn_free(dev, pd);
 	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(ibpd_alloc_pd);
 
-/*
- * An allocation can still fail after alloc_pd, when the core cannot copy
- * its own response: it aborts the new object, whose uobject it never put
- * on the file's list (that is, never committed), and calls this. No one
- * could reach such a PD, so its identity goes back as if alloc_pd had
- * failed; a committed PD's identity is never given again.
- */
 int ibpd_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
-	struct ibpd_dev *dev = to_idev(ibpd->device);
-	struct ibpd_pd *pd = to_ipd(ibpd);
-
-	if (ibpd->uobject && list_empty(&ibpd->uobject->list))
-		ibpd_pd_id_unalloc(dev, pd);
-	ibpd_pdn_free(dev, pd);
+	ibpd_pdn_free(to_idev(ibpd->device), to_ipd(ibpd));
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(ibpd_dealloc_pd);

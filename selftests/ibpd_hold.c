@@ -5,16 +5,48 @@
  * ibpd_hold DEV NPDS: a process that holds a uverbs file with NPDS PDs, an
  * MR on the first, for the tests of `ibpd pds`. Prints one line,
  * "HANDLE PDN USECNT" per PD, then "ready", and keeps everything until its
- * standard input reaches end of file. Raw uverbs ioctls: on ibpd's devices
+ * standard input reaches end of file. On SIGUSR1 it prints what its file
+ * holds: "objects: N pds, M async event files" (UVERBS_METHOD_INFO_HANDLES;
+ * its own context, made by raw ioctls, has no async event file). Raw
+ * uverbs ioctls: on ibpd's devices
  * ibpd's PD allocation, on any other (rxe0) the core's write-path ALLOC_PD
  * (pdn 0), so that no ibpd method reaches another driver.
  */
 
+#include <poll.h>
+#include <signal.h>
+
 #include "ibpd_test.h"
+
+static volatile sig_atomic_t report;
+
+static void on_usr1(int sig)
+{
+	report = 1;
+}
+
+/* What the file holds, from INFO_HANDLES: one line. */
+static void print_objects(int fd)
+{
+	static uint32_t handles[TEST_LIST_PDS_MAX];
+	uint32_t pds = 0, async = 0;
+	int err;
+
+	err = test_list_objects(fd, UVERBS_OBJECT_PD, handles,
+				TEST_LIST_PDS_MAX, &pds) ?:
+	      test_list_objects(fd, UVERBS_OBJECT_ASYNC_EVENT, handles,
+				TEST_LIST_PDS_MAX, &async);
+	if (err)
+		printf("objects: %s\n", strerror(err));
+	else
+		printf("objects: %u pds, %u async event files\n", pds, async);
+	fflush(stdout);
+}
 
 int main(int argc, char **argv)
 {
 	static char buf[4096] __attribute__((aligned(4096)));
+	sigset_t mask, waiting;
 	uint32_t *pds, *pdns, mr;
 	bool ibpd;
 	int fd, i, n, err = 0;
@@ -50,8 +82,25 @@ int main(int argc, char **argv)
 		printf("%u %u %u\n", pds[i], pdns[i], i ? 0 : 1);
 	printf("ready\n");
 	fflush(stdout);
-	while (read(0, &c, 1) > 0)
-		;
+	/* SIGUSR1 is taken only in ppoll(), so none is missed */
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &mask, &waiting);
+	sigaction(SIGUSR1, &(struct sigaction){ .sa_handler = on_usr1 }, NULL);
+	for (;;) {
+		struct pollfd in = { .fd = 0, .events = POLLIN };
+
+		if (ppoll(&in, 1, NULL, &waiting) < 0) {
+			if (errno != EINTR)
+				break;
+			if (report)
+				print_objects(fd);
+			report = 0;
+			continue;
+		}
+		if (read(0, &c, 1) <= 0)
+			break;
+	}
 	err = test_mr_destroy(fd, mr);
 	for (i = 0; i < n; i++)
 		err = err ?: test_pd_destroy(fd, pds[i]);

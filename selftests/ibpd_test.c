@@ -15,8 +15,11 @@
  */
 
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "kselftest_harness.h"
@@ -269,22 +272,32 @@ TEST_F(pd, stale_handle_after_pdn_wrap)
 	test_cmd_pd_destroy(self->fd, b.handle);
 }
 
-/* A failed allocation, here a response the kernel cannot write, uses up
- * no identity: the next PD's follows the last one's.
+/*
+ * An allocation that fails before the driver answers takes no identity:
+ * at max_pd, through the fault knob, or with driver input the command
+ * does not define. The next PD's identity follows the last one's.
  */
 TEST_F(pd, failed_alloc_keeps_identity)
 {
+	long long old_max = dbg_read("max_pd");
 	struct ib_uverbs_alloc_pd req = {};
 	struct ib_uverbs_alloc_pd_resp resp;
+	uint8_t uin[8] = { 1 };
 	struct pd a, b;
-	int i;
 
+	ASSERT_LT(0, old_max);
 	ASSERT_EQ(0, pd_alloc(self->fd, &a));
-	for (i = 0; i < 5; i++)
-		EXPECT_EQ(EFAULT,
-			  raw_write(self->fd, IB_USER_VERBS_CMD_ALLOC_PD, &req,
-				    sizeof(req), &resp, sizeof(resp), NULL, 0,
-				    (void *)8, 16));
+	ASSERT_EQ(0, dbg_write("max_pd", self->base_pds + 1));
+	EXPECT_EQ(ENOMEM, pd_alloc(self->fd, &b));
+	EXPECT_EQ(ENOMEM, pd_alloc_write(self->fd, &b));
+	ASSERT_EQ(0, dbg_write("max_pd", old_max));
+	ASSERT_EQ(0, dbg_write("fail_alloc_pd", 1));
+	EXPECT_EQ(ENOMEM, pd_alloc(self->fd, &b));
+	ASSERT_EQ(0, dbg_write("fail_alloc_pd", 0));
+	EXPECT_EQ(EOPNOTSUPP,
+		  raw_write(self->fd, IB_USER_VERBS_CMD_ALLOC_PD, &req,
+			    sizeof(req), &resp, sizeof(resp), uin, sizeof(uin),
+			    NULL, 0));
 	ASSERT_EQ(0, pd_alloc(self->fd, &b));
 	EXPECT_EQ(a.id + 1, b.id);
 	EXPECT_EQ(self->base_pds + 2, dbg_read("num_pds"));
@@ -293,14 +306,19 @@ TEST_F(pd, failed_alloc_keeps_identity)
 }
 
 /*
- * Nor does one that fails after the PD was made, when the core cannot
- * write its response: three ioctl allocations and a write-path ALLOC_PD
- * whose responses go to a read-only page (the driver response of the
- * write path is empty, so that the core's own copy is what fails).
+ * Once the driver has drawn an identity for its answer, the identity is
+ * used up, whatever becomes of the call: five write-path allocations whose
+ * driver response goes where nothing is mapped (the driver's copy fails),
+ * three ioctl allocations and one write-path ALLOC_PD whose responses go
+ * to a read-only page (the core's copy fails; the write path's driver
+ * response is empty) all fail, and the next PD's identity is one further
+ * for each. Nor is a destroyed PD's identity given again, the newest's
+ * either.
  */
-TEST_F(pd, failed_response_keeps_identity)
+TEST_F(pd, failed_response_uses_identity)
 {
 	struct ib_uverbs_alloc_pd req = {};
+	struct ib_uverbs_alloc_pd_resp resp;
 	struct pd a, b;
 	uint32_t h;
 	void *ro;
@@ -309,6 +327,11 @@ TEST_F(pd, failed_response_keeps_identity)
 	ro = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, ro);
 	ASSERT_EQ(0, pd_alloc(self->fd, &a));
+	for (i = 0; i < 5; i++)
+		EXPECT_EQ(EFAULT,
+			  raw_write(self->fd, IB_USER_VERBS_CMD_ALLOC_PD, &req,
+				    sizeof(req), &resp, sizeof(resp), NULL, 0,
+				    (void *)8, 16));
 	for (i = 0; i < 3; i++)
 		EXPECT_EQ(EFAULT, test_pd_alloc_resp(self->fd, &h, ro));
 	EXPECT_EQ(EFAULT,
@@ -318,7 +341,7 @@ TEST_F(pd, failed_response_keeps_identity)
 			    NULL, 0));
 	EXPECT_EQ(self->base_pds + 1, dbg_read("num_pds"));
 	ASSERT_EQ(0, pd_alloc(self->fd, &b));
-	EXPECT_EQ(a.id + 1, b.id);
+	EXPECT_EQ(a.id + 1 + 5 + 3 + 1, b.id);
 	test_cmd_pd_destroy(self->fd, b.handle);
 	test_cmd_pd_destroy(self->fd, a.handle);
 
@@ -327,6 +350,282 @@ TEST_F(pd, failed_response_keeps_identity)
 	EXPECT_EQ(b.id + 1, a.id);
 	test_cmd_pd_destroy(self->fd, a.handle);
 	munmap(ro, 4096);
+}
+
+/*
+ * Allocations that fail after the driver wrote its response, the pdn and
+ * identity in it, so that userspace has seen the identity of a PD that
+ * never was (the core aborts it):
+ */
+enum abort_path {
+	/* the ioctl path: the handle, pdn and identity are written, then
+	 * setting the VALID_OUTPUT flag of RESP_ID, the last attribute,
+	 * faults (the attributes' tail lies on a read-only page)
+	 */
+	ABORT_IOCTL,
+	/* the write path (INVOKE_WRITE): the driver response is written,
+	 * then the core's copy of the handle faults (a read-only page)
+	 */
+	ABORT_WRITE,
+	/* the same through write(2), where the driver response follows the
+	 * core's in one buffer: the core's part on a read-only page, the
+	 * driver's on the next, writable one
+	 */
+	ABORT_WRITE_SYSCALL,
+	/* the write path, a driver response buffer longer than the response
+	 * whose tail lies on a PROT_NONE page: the driver writes its response,
+	 * then its zero-filling of the rest faults and alloc_pd fails
+	 */
+	ABORT_DRIVER_TAIL,
+	ABORT_PATHS
+};
+
+#define TEST_PAGE 4096
+
+/* The ioctl allocation, its attributes' tail on the read-only p + TEST_PAGE. */
+static int alloc_ioctl_tail_ro(int fd, char *p, struct pd *seen)
+{
+	struct ib_uverbs_ioctl_hdr *h;
+	struct ibpd_alloc_pd_resp out = {};
+	int err;
+
+	h = (void *)(p + TEST_PAGE - sizeof(*h) - 2 * sizeof(h->attrs[0]));
+	memset(h, 0, sizeof(*h) + 3 * sizeof(h->attrs[0]));
+	h->length = sizeof(*h) + 3 * sizeof(h->attrs[0]);
+	h->object_id = UVERBS_OBJECT_PD;
+	h->method_id = IBPD_METHOD_PD_ALLOC;
+	h->num_attrs = 3;
+	h->driver_id = test_driver_id;
+	h->attrs[0].attr_id = IBPD_ATTR_PD_ALLOC_HANDLE;
+	h->attrs[1].attr_id = IBPD_ATTR_PD_ALLOC_RESP_PDN;
+	h->attrs[1].len = sizeof(out.pdn);
+	h->attrs[1].data = (uintptr_t)&out.pdn;
+	h->attrs[2].attr_id = IBPD_ATTR_PD_ALLOC_RESP_ID;
+	h->attrs[2].len = sizeof(out.id);
+	h->attrs[2].data = (uintptr_t)&out.id;
+	h->attrs[0].flags = h->attrs[1].flags = h->attrs[2].flags =
+		UVERBS_ATTR_F_MANDATORY;
+	if (mprotect(p + TEST_PAGE, TEST_PAGE, PROT_READ))
+		return errno;
+	err = ioctl(fd, RDMA_VERBS_IOCTL, h) ? errno : 0;
+	seen->handle = h->attrs[0].data;
+	seen->pdn = out.pdn;
+	seen->id = out.id;
+	return err;
+}
+
+/* The write-path allocation, the core's response on a read-only page. */
+static int alloc_write_core_ro(int fd, char *p, struct pd *seen)
+{
+	struct ib_uverbs_alloc_pd req = {};
+	struct ibpd_alloc_pd_resp drv = {};
+	int err;
+
+	if (mprotect(p, TEST_PAGE, PROT_READ))
+		return errno;
+	err = raw_write(fd, IB_USER_VERBS_CMD_ALLOC_PD, &req, sizeof(req), p,
+			sizeof(struct ib_uverbs_alloc_pd_resp), NULL, 0, &drv,
+			sizeof(drv));
+	seen->pdn = drv.pdn;
+	seen->id = drv.id;
+	return err;
+}
+
+/* The same through write(2): one response buffer across p + TEST_PAGE. */
+static int alloc_write_syscall(int fd, char *p, struct pd *seen)
+{
+	const size_t core = sizeof(struct ib_uverbs_alloc_pd_resp);
+	struct ibpd_alloc_pd_resp *drv = (void *)(p + TEST_PAGE);
+	struct {
+		struct ib_uverbs_cmd_hdr hdr;
+		struct ib_uverbs_alloc_pd cmd;
+	} w = {
+		.hdr.command = IB_USER_VERBS_CMD_ALLOC_PD,
+		.hdr.in_words = sizeof(w) / 4,
+		.hdr.out_words = (core + sizeof(*drv)) / 4,
+		.cmd.response = (uintptr_t)(p + TEST_PAGE - core),
+	};
+	int err;
+
+	if (mprotect(p, TEST_PAGE, PROT_READ))
+		return errno;
+	err = write(fd, &w, sizeof(w)) < 0 ? errno : 0;
+	seen->pdn = drv->pdn;
+	seen->id = drv->id;
+	return err;
+}
+
+/* The write path, the driver response buffer's tail on a PROT_NONE page. */
+static int alloc_write_driver_tail(int fd, char *p, struct pd *seen)
+{
+	struct ib_uverbs_alloc_pd req = {};
+	struct ib_uverbs_alloc_pd_resp resp;
+	struct ibpd_alloc_pd_resp *drv;
+	int err;
+
+	drv = (void *)(p + TEST_PAGE - sizeof(*drv));
+	if (mprotect(p + TEST_PAGE, TEST_PAGE, PROT_NONE))
+		return errno;
+	err = raw_write(fd, IB_USER_VERBS_CMD_ALLOC_PD, &req, sizeof(req),
+			&resp, sizeof(resp), NULL, 0, drv, sizeof(*drv) + 8);
+	seen->pdn = drv->pdn;
+	seen->id = drv->id;
+	return err;
+}
+
+/*
+ * An allocation by PATH that fails (EFAULT, returned) after the driver
+ * wrote its response: what userspace was told in *seen, 0 where nothing.
+ */
+static int pd_alloc_aborted(int fd, enum abort_path path, struct pd *seen)
+{
+	char *p = mmap(NULL, 2 * TEST_PAGE, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	int err = EINVAL;
+
+	memset(seen, 0, sizeof(*seen));
+	if (p == MAP_FAILED)
+		return errno;
+	switch (path) {
+	case ABORT_IOCTL:
+		err = alloc_ioctl_tail_ro(fd, p, seen);
+		break;
+	case ABORT_WRITE:
+		err = alloc_write_core_ro(fd, p, seen);
+		break;
+	case ABORT_WRITE_SYSCALL:
+		err = alloc_write_syscall(fd, p, seen);
+		break;
+	case ABORT_DRIVER_TAIL:
+		err = alloc_write_driver_tail(fd, p, seen);
+		break;
+	default:
+		break;
+	}
+	munmap(p, 2 * TEST_PAGE);
+	return err;
+}
+
+/*
+ * The identity a failed allocation reported is never another PD's: not
+ * the next PD's, which on the ioctl path gets the reported handle too, so
+ * that a checked import of what the failed call reported, handle and
+ * identity, would name it.
+ */
+static void aborted_alloc_identity(struct __test_metadata *_metadata,
+				   FIXTURE_DATA(pd) *self,
+				   enum abort_path path)
+{
+	struct pd seen, b;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(EFAULT, pd_alloc_aborted(self->fd, path, &seen));
+		ASSERT_NE(0, seen.pdn);
+		ASSERT_NE(0, seen.id);
+		EXPECT_EQ(self->base_pds, dbg_read("num_pds"));
+		ASSERT_EQ(0, pd_alloc(self->fd, &b));
+		if (path == ABORT_IOCTL)
+			EXPECT_EQ(seen.handle, b.handle);
+		EXPECT_LT(seen.id, b.id);
+		test_err_pd_import_id(ESTALE, self->fd, b.handle, &seen.id);
+		test_cmd_pd_destroy(self->fd, b.handle);
+	}
+}
+
+TEST_F(pd, aborted_ioctl_alloc_identity_not_reused)
+{
+	aborted_alloc_identity(_metadata, self, ABORT_IOCTL);
+}
+
+TEST_F(pd, aborted_write_alloc_identity_not_reused)
+{
+	aborted_alloc_identity(_metadata, self, ABORT_WRITE);
+}
+
+TEST_F(pd, aborted_write_syscall_alloc_identity_not_reused)
+{
+	aborted_alloc_identity(_metadata, self, ABORT_WRITE_SYSCALL);
+}
+
+TEST_F(pd, failed_driver_response_identity_not_reused)
+{
+	aborted_alloc_identity(_metadata, self, ABORT_DRIVER_TAIL);
+}
+
+/*
+ * The same from 4 threads at once on one file: each in turn fails an
+ * allocation on every path of enum abort_path, keeping the identity it
+ * was told, and allocates and destroys a PD. No identity may come twice.
+ */
+#define ABORT_THREADS 4
+#define ABORT_ROUNDS 100
+
+struct abort_thread {
+	int fd;
+	int n, bad;
+	uint64_t ids[ABORT_ROUNDS * (ABORT_PATHS + 1)];
+};
+
+static void *abort_loop(void *arg)
+{
+	struct abort_thread *t = arg;
+	enum abort_path path;
+	struct pd pd;
+	int i;
+
+	for (i = 0; i < ABORT_ROUNDS; i++) {
+		for (path = 0; path < ABORT_PATHS; path++) {
+			if (pd_alloc_aborted(t->fd, path, &pd) != EFAULT ||
+			    !pd.id)
+				t->bad++;
+			else
+				t->ids[t->n++] = pd.id;
+		}
+		if (pd_alloc(t->fd, &pd) || test_pd_destroy(t->fd, pd.handle))
+			t->bad++;
+		else
+			t->ids[t->n++] = pd.id;
+	}
+	return NULL;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+TEST_F(pd, aborted_alloc_identity_not_reused_threads)
+{
+	static struct abort_thread t[ABORT_THREADS];
+	pthread_t th[ABORT_THREADS];
+	uint64_t *all;
+	int i, n = 0, bad = 0, dups = 0;
+
+	all = calloc(ABORT_THREADS, sizeof(t[0].ids));
+	ASSERT_NE(NULL, all);
+	for (i = 0; i < ABORT_THREADS; i++) {
+		t[i].fd = self->fd;
+		ASSERT_EQ(0, pthread_create(&th[i], NULL, abort_loop, &t[i]));
+	}
+	for (i = 0; i < ABORT_THREADS; i++) {
+		ASSERT_EQ(0, pthread_join(th[i], NULL));
+		memcpy(all + n, t[i].ids, t[i].n * sizeof(*all));
+		n += t[i].n;
+		bad += t[i].bad;
+	}
+	qsort(all, n, sizeof(*all), cmp_u64);
+	for (i = 1; i < n; i++)
+		dups += all[i] == all[i - 1];
+	TH_LOG("%d threads: %d identities, %d of them twice; %d unexpected answers",
+	       ABORT_THREADS, n, dups, bad);
+	EXPECT_EQ(0, bad);
+	EXPECT_EQ(0, dups);
+	EXPECT_EQ(ABORT_THREADS * ABORT_ROUNDS * (ABORT_PATHS + 1), n);
+	EXPECT_EQ(self->base_pds, dbg_read("num_pds"));
+	free(all);
 }
 
 /*
@@ -606,15 +905,73 @@ TEST_F(pd, import_bad_handle)
 	test_err_pd_import_pdn(ENOENT, self->fd, 0xdead, 1);
 }
 
+/*
+ * Every object of a file has its handle in one space: a handle that names
+ * an object of another type (an MR) is EINVAL, checked or not, and a
+ * destroyed PD's handle that the file then gives to an MR is too.
+ */
 TEST_F(pd, import_wrong_object_type)
 {
-	uint32_t mr;
-	struct pd pd;
+	uint32_t mr, mr2;
+	struct pd pd, gone;
 
 	ASSERT_EQ(0, pd_alloc(self->fd, &pd));
 	test_cmd_mr_reg(self->fd, pd.handle, self->buf, 4096, 0, &mr);
 	ASSERT_NE(pd.handle, mr);
 	test_err_pd_import(EINVAL, self->fd, mr);
+	test_err_pd_import_id(EINVAL, self->fd, mr, &pd.id);
+	test_err_pd_import_pdn(EINVAL, self->fd, mr, pd.pdn);
+
+	ASSERT_EQ(0, pd_alloc(self->fd, &gone));
+	test_cmd_pd_destroy(self->fd, gone.handle);
+	test_cmd_mr_reg(self->fd, pd.handle, self->buf, 4096, 0, &mr2);
+	ASSERT_EQ(gone.handle, mr2);
+	test_err_pd_import(EINVAL, self->fd, gone.handle);
+	test_err_pd_import_id(EINVAL, self->fd, gone.handle, &gone.id);
+	test_cmd_mr_destroy(self->fd, mr2);
+	test_cmd_mr_destroy(self->fd, mr);
+	test_cmd_pd_destroy(self->fd, pd.handle);
+}
+
+/*
+ * A destroy holds the PD's uobject exclusively while it runs, and a lookup
+ * meanwhile fails with EBUSY at once: a child keeps failing to destroy a
+ * PD that has an MR (EBUSY, the real one) while this process imports it,
+ * plain and checked, until an import sees the core's EBUSY (a minute at
+ * most; libibpd retries it: dv_test).
+ */
+TEST_F(pd, import_busy_during_destroy)
+{
+	int i, err, busy = 0, other = 0, status;
+	time_t start = time(NULL);
+	uint32_t mr;
+	struct pd pd;
+	pid_t pid;
+
+	ASSERT_EQ(0, pd_alloc(self->fd, &pd));
+	test_cmd_mr_reg(self->fd, pd.handle, self->buf, 4096, 0, &mr);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		while (test_pd_destroy(self->fd, pd.handle) == EBUSY)
+			;
+		_exit(1);
+	}
+	for (i = 0; !busy && time(NULL) < start + 60; i++) {
+		err = test_pd_import(self->fd, pd.handle, i % 2 ? &pd.id : NULL,
+				     NULL, NULL, NULL);
+		if (err == EBUSY)
+			busy++;
+		else if (err)
+			other++;
+	}
+	kill(pid, SIGKILL);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	TH_LOG("%d imports during destroys in %lds: %d EBUSY, %d other errors",
+	       i, (long)(time(NULL) - start), busy, other);
+	EXPECT_TRUE(WIFSIGNALED(status));
+	EXPECT_EQ(0, other);
+	EXPECT_LT(0, busy);
 	test_cmd_mr_destroy(self->fd, mr);
 	test_cmd_pd_destroy(self->fd, pd.handle);
 }

@@ -461,24 +461,31 @@ static inline bool test_is_ibpd(const char *name)
 #define TEST_LIST_PDS_MAX 16383
 
 /*
- * The handles of the PDs on the file (UVERBS_METHOD_INFO_HANDLES): up to
- * max (at most TEST_LIST_PDS_MAX) in handles, how many in *total.
+ * The handles of the objects of type OBJ (UVERBS_OBJECT_*) on the file
+ * (UVERBS_METHOD_INFO_HANDLES): up to max (at most TEST_LIST_PDS_MAX) in
+ * handles, how many in *total.
  */
-static inline int test_list_pds(int fd, uint32_t *handles, size_t max,
-				uint32_t *total)
+static inline int test_list_objects(int fd, uint16_t obj, uint32_t *handles,
+				    size_t max, uint32_t *total)
 {
 	struct raw_cmd c;
 
 	if (max > TEST_LIST_PDS_MAX)
 		max = TEST_LIST_PDS_MAX;
 	raw_init(&c, UVERBS_OBJECT_DEVICE, UVERBS_METHOD_INFO_HANDLES);
-	raw_attr(&c, UVERBS_ATTR_INFO_OBJECT_ID, sizeof(uint64_t),
-		 UVERBS_OBJECT_PD);
+	raw_attr(&c, UVERBS_ATTR_INFO_OBJECT_ID, sizeof(uint64_t), obj);
 	raw_attr(&c, UVERBS_ATTR_INFO_TOTAL_HANDLES, sizeof(*total),
 		 (uintptr_t)total);
 	raw_attr(&c, UVERBS_ATTR_INFO_HANDLES_LIST, max * sizeof(*handles),
 		 (uintptr_t)handles);
 	return raw_exec(fd, &c);
+}
+
+/* The handles of the PDs on the file, as test_list_objects(). */
+static inline int test_list_pds(int fd, uint32_t *handles, size_t max,
+				uint32_t *total)
+{
+	return test_list_objects(fd, UVERBS_OBJECT_PD, handles, max, total);
 }
 
 /*

@@ -4,7 +4,10 @@
 # Tests of the ibpd command-line tool (libibverbs + ibpd's DV API), in the
 # test VM (ibpd0 and rxe0 up): usage and exit codes, `ibpd devices`, `ibpd
 # pds` on the files of another process (text and JSON, checked with
-# python3), `ibpd demo`. kselftest TAP.
+# python3; JSON on error paths too, names that are not UTF-8, a file
+# without a context, another user's process), what observing a file does
+# to it (with gdb, which stops ibpd while it lists a file), `ibpd demo`.
+# kselftest TAP.
 set -u
 dir=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=selftests/lib.sh
@@ -13,21 +16,75 @@ ibpd=$build/ibpd
 holders=()
 trap 'for h in "${holders[@]}"; do exec {h}>&-; done; rm -rf "$tmp"' EXIT
 
-# Starts ibpd_hold DEV N; sets hold_pid and hold_fd, its stdin in hold_in.
+# hold DEV N [TAG]: starts ibpd_hold DEV N (TAG names its files, default
+# DEV); sets hold_pid and hold_fd, its stdin in hold_in, its output in
+# $tmp/hold-TAG.out. With hold_nocontext set, the holder also has fd 9 open
+# on DEV's uverbs device, a file without a context.
 hold() {
-	local fifo=$tmp/hold-$1
+	local tag=${3:-$1} fifo=$tmp/hold-${3:-$1}
 	mkfifo "$fifo"
-	"$ibpd_hold" "$1" "$2" < "$fifo" > "$tmp/hold-$1.out" &
+	(
+		[ -z "${hold_nocontext:-}" ] || exec 9< "/dev/infiniband/$(uverbs_of "$1")"
+		exec "$ibpd_hold" "$1" "$2"
+	) < "$fifo" > "$tmp/hold-$tag.out" &
 	hold_pid=$!
 	exec {hold_in}> "$fifo"
 	holders+=("$hold_in")
 	for _ in $(seq 100); do
-		grep -q ready "$tmp/hold-$1.out" && break
+		grep -q ready "$tmp/hold-$tag.out" && break
 		sleep 0.1
 	done
 	hold_fd=$(for f in /proc/$hold_pid/fd/*; do
 		case $(readlink "$f") in /dev/infiniband/uverbs*) basename "$f";; esac
-	done)
+	done | grep -vx 9)
+}
+
+# uverbs_of DEV: the uverbs character device of RDMA device DEV.
+uverbs_of() {
+	local f
+	for f in /sys/class/infiniband_verbs/uverbs*; do
+		[ "$(cat "$f/ibdev")" = "$1" ] && basename "$f"
+	done
+}
+
+# dbg_dir DEV: the device's debugfs directory.
+dbg_dir() {
+	local d
+	for d in /sys/kernel/debug/ibpd/*; do
+		[ "$(cat "$d/name")" = "$1" ] && echo "$d"
+	done
+}
+
+# objects PID TAG: asks holder PID, started as TAG, what its file holds
+# (SIGUSR1); prints its answer, "N pds, M async event files".
+objects() {
+	local pid=$1 out=$tmp/hold-$2.out n
+	n=$(grep -c '^objects:' "$out")
+	kill -USR1 "$pid"
+	for _ in $(seq 100); do
+		[ "$(grep -c '^objects:' "$out")" -gt "$n" ] && break
+		sleep 0.1
+	done
+	grep '^objects:' "$out" | tail -n 1 | sed 's/^objects: //'
+}
+
+# at_list_pds GDBCMD ARGS...: runs ibpd ARGS (words without spaces or
+# shell syntax: gdb's run passes them through a shell) under gdb, which
+# stops it where it lists a file's PDs (ibpddv_list_pds: the file is
+# imported) and runs gdb command GDBCMD there ("shell CMD" for a shell
+# command). ibpd's stdout and stderr in $tmp/gdb.out and $tmp/gdb.err, its
+# exit status in gdb_rc, gdb's own output in $tmp/gdb.log.
+at_list_pds() {
+	local cmd=$1
+	shift
+	# shellcheck disable=SC2016 # gdb's $_exitcode
+	gdb -q -batch -nx -ex 'set debuginfod enabled off' -ex 'set confirm off' \
+		-ex 'set breakpoint pending on' -ex 'break ibpddv_list_pds' \
+		-ex "run $* > $tmp/gdb.out 2> $tmp/gdb.err" -ex "$cmd" \
+		-ex delete -ex continue -ex 'print $_exitcode' \
+		"$ibpd" > "$tmp/gdb.log" 2>&1
+	# shellcheck disable=SC2016 # gdb's value history
+	gdb_rc=$(sed -n 's/^\$1 = //p' "$tmp/gdb.log")
 }
 
 echo "TAP version 13"
@@ -35,7 +92,7 @@ if ! [ -x "$ibpd" ]; then
 	echo "1..0 # SKIP no ibpd tool ($ibpd): the tool is built with libibpd"
 	exit 4
 fi
-echo "1..22"
+echo "1..31"
 
 expect_rc 0 "--help" "$ibpd" --help
 grep -q '^usage: ibpd' "$tmp/out"; ok $? "--help prints the usage"
@@ -106,6 +163,7 @@ assert len(f["pds"]) == 3 and all(p["id"] > 0 for p in f["pds"]), f
 PY
 ok $? "pds -j -p -d: pretty JSON with each PD's identity"
 
+ibpd_pid=$hold_pid ibpd_fd=$hold_fd
 hold rxe0 2
 "$ibpd" pds --pid "$hold_pid" --json > "$tmp/rxe.json" 2> "$tmp/out" &&
 	python3 - "$tmp/rxe.json" >> "$tmp/out" 2>&1 <<'PY'
@@ -114,6 +172,145 @@ f, = json.load(open(sys.argv[1]))["files"]
 assert f["device"] == "rxe0" and f["ibpd"] is False and f["pds"] is None, f
 PY
 ok $? "pds on rxe0: the file shown, no DV call made, PDs null"
+
+# A file nobody made a context on (a bare open) has no PDs: skipped, with
+# a message, while the process's other file is listed.
+hold_nocontext=1 hold ibpd0 2 nocontext
+"$ibpd" pds --pid "$hold_pid" > "$tmp/nc.txt" 2> "$tmp/nc.err"
+rc=$?
+cat "$tmp/nc.txt" "$tmp/nc.err" > "$tmp/out"
+[ $rc = 0 ] && grep -q "^pid $hold_pid fd $hold_fd: ibpd0$" "$tmp/nc.txt" &&
+	grep -q "^  2 PDs$" "$tmp/nc.txt" &&
+	grep -q "^ibpd: pid $hold_pid fd 9: a file of ibpd0 without a context (nothing to list): skipped$" "$tmp/nc.err"
+ok $? "pds --pid: a uverbs fd without a context is skipped with a message, the other file listed, exit 0"
+"$ibpd" -j pds --pid "$hold_pid" --fd 9 > "$tmp/nc.json" 2> "$tmp/nc.err"
+rc=$?
+cat "$tmp/nc.json" "$tmp/nc.err" > "$tmp/out"
+[ $rc = 0 ] && grep -q "fd 9: a file of ibpd0 without a context" "$tmp/nc.err" &&
+	python3 -c 'import json, sys; assert json.load(open(sys.argv[1])) == {"files": []}' \
+		"$tmp/nc.json" >> "$tmp/out" 2>&1
+ok $? "pds -j --fd of a file without a context: skipped, {\"files\": []}, exit 0"
+
+# Another user's process: /proc refuses its fds with EACCES, said as such.
+if id -u 1000 > /dev/null 2>&1 || [ "$(id -u)" = 0 ]; then
+	setpriv --reuid=1000 --regid=1000 --clear-groups \
+		"$ibpd" pds --pid "$ibpd_pid" --fd "$ibpd_fd" > "$tmp/out" 2>&1
+	rc=$?
+	[ $rc = 1 ] &&
+		grep -qx "ibpd: fd $ibpd_fd of pid $ibpd_pid: Permission denied" "$tmp/out" &&
+		! grep -q 'not a uverbs file' "$tmp/out"
+	ok $? "pds --fd of another user's process (uid 1000): Permission denied (EACCES), exit 1"
+else
+	skip "pds --fd of another user's process: not root, no uid 1000"
+fi
+
+# With -j, every path prints one JSON object, the error on stderr.
+: > "$tmp/out"
+as_user=(setpriv --reuid=1000 --regid=1000 --clear-groups)
+for args in "pds --pid $ibpd_pid --fd 1" "pds --pid $ibpd_pid --fd 999" \
+	    "pds --pid 4194305" "as_user pds --pid $ibpd_pid"; do
+	run=("$ibpd" -j)
+	[ "${args%% *}" != as_user ] || run=("${as_user[@]}" "$ibpd" -j)
+	# shellcheck disable=SC2086 # one argument a word
+	"${run[@]}" ${args#as_user } > "$tmp/err.json" 2> "$tmp/err.txt"
+	rc=$?
+	echo "ibpd -j $args: exit $rc, $(cat "$tmp/err.txt")" >> "$tmp/out"
+	[ $rc = 1 ] && [ -s "$tmp/err.txt" ] &&
+		python3 -c 'import json, sys; assert json.load(open(sys.argv[1])) == {"files": []}' \
+			"$tmp/err.json" >> "$tmp/out" 2>&1 || echo FAIL >> "$tmp/out"
+done
+"$ibpd" -j -p pds --pid 4194305 2> /dev/null | python3 -m json.tool > /dev/null 2>> "$tmp/out" ||
+	echo FAIL >> "$tmp/out"
+"$ibpd" -j frobnicate > "$tmp/err.json" 2> /dev/null
+rc=$?
+[ $rc = 2 ] && [ ! -s "$tmp/err.json" ] || echo "FAIL: -j frobnicate: exit $rc, $(cat "$tmp/err.json")" >> "$tmp/out"
+! grep -q FAIL "$tmp/out"
+ok $? "-j on error paths (not uverbs, no such fd, no such pid, another user's process): {\"files\": []} on stdout, the error on stderr, exit 1; a usage error: no JSON"
+
+# A device name that is not UTF-8 (0xff 0xfe) with some that is (U+00E9):
+# the JSON is valid UTF-8, the bytes escaped as \u00ff\u00fe.
+odd8=$(printf 'ibpd\377\376\303\251')
+if rdma dev set ibpd0 name "$odd8"; then
+	"$ibpd" -j devices > "$tmp/utf8.json" 2> "$tmp/out"
+	rc=$?
+	"$ibpd" -j pds --pid "$ibpd_pid" > "$tmp/utf8-pds.json" 2>> "$tmp/out"
+	rc2=$?
+	rdma dev set "$odd8" name ibpd0
+	[ $rc = 0 ] && [ $rc2 = 0 ] && grep -qF 'ibpd\u00ff\u00fe' "$tmp/utf8.json" &&
+		python3 - "$tmp/utf8.json" "$tmp/utf8-pds.json" >> "$tmp/out" 2>&1 <<'PY'
+import json, sys
+devs = json.loads(open(sys.argv[1], "rb").read().decode("utf-8"))["devices"]
+assert "ibpd\u00ff\u00fe\u00e9" in [d["device"] for d in devs], devs
+f, = json.loads(open(sys.argv[2], "rb").read().decode("utf-8"))["files"]
+assert f["device"] == "ibpd\u00ff\u00fe\u00e9" and len(f["pds"]) == 3, f
+PY
+	ok $? "-j with a device name of bytes 0xff 0xfe and UTF-8 é: valid UTF-8 JSON, the bytes as \\u00ff\\u00fe"
+else
+	ok 1 "-j with a device name of bytes 0xff 0xfe: the rename failed"
+fi
+
+# What observing does to a file (ibpd(1)): stopped while it lists the
+# file, ibpd holds an async event file in it and keeps the file when the
+# observed process dies; once ibpd is done, all of it is gone.
+if command -v gdb > /dev/null; then
+	hold ibpd0 3 observed
+	obs_pid=$hold_pid
+	disown "$obs_pid"	# killed below: no job report
+	before=$(objects "$obs_pid" observed)
+	dbg0=$(dbg_dir ibpd0)
+	pds_before=$(cat "$dbg0/num_pds")
+	at_list_pds "shell kill -USR1 $obs_pid; sleep 2; kill -KILL $obs_pid; sleep 2; cat $dbg0/num_pds > $tmp/during" \
+		-j pds --pid "$obs_pid"
+	during=$(grep '^objects:' "$tmp/hold-observed.out" | tail -n 1)
+	{
+		echo "before: $before; during: $during; PDs: $pds_before, killed $(cat "$tmp/during"), after $(cat "$dbg0/num_pds")"
+		cat "$tmp/gdb.out" "$tmp/gdb.err"
+	} > "$tmp/out"
+	[ "$before" = "3 pds, 0 async event files" ] &&
+		[ "$during" = "objects: 3 pds, 1 async event files" ] &&
+		[ "$(cat "$tmp/during")" = "$pds_before" ] &&
+		[ "$(cat "$dbg0/num_pds")" = $((pds_before - 3)) ] &&
+		[ "$gdb_rc" = 0 ] &&
+		python3 -c 'import json, sys; f, = json.load(open(sys.argv[1]))["files"]; assert len(f["pds"]) == 3, f' \
+			"$tmp/gdb.out" >> "$tmp/out" 2>&1
+	ok $? "pds: observing adds an async event file to the file and keeps it past its process's death, until ibpd is done"
+	[ "$(objects "$ibpd_pid" ibpd0)" = "3 pds, 0 async event files" ]
+	ok $? "pds: after the listings, the holder's file has its 3 PDs and no async event file of ibpd's"
+
+	# ibpddv_list_pds fails (gdb makes it return EIO): the JSON still closes.
+	at_list_pds "return (int) 5" -j pds --pid "$ibpd_pid"
+	cat "$tmp/gdb.out" "$tmp/gdb.err" > "$tmp/out"
+	[ "$gdb_rc" = 1 ] &&
+		grep -qx "ibpd: listing the PDs of pid $ibpd_pid fd $ibpd_fd: Input/output error" "$tmp/gdb.err" &&
+		python3 - "$tmp/gdb.out" "$ibpd_pid" >> "$tmp/out" 2>&1 <<'PY'
+import json, sys
+f, = json.load(open(sys.argv[1]))["files"]
+assert (f["pid"], f["device"], f["ibpd"], f["pds"]) == (int(sys.argv[2]), "ibpd0", True, None), f
+PY
+	ok $? "pds -j: ibpddv_list_pds fails after the import: the file's object closed (pds null), the error on stderr, exit 1"
+
+	# The device goes after ibpd imported the file: it took the PDs along.
+	if rdma link add ibpdtj type ibpd netdev lo; then
+		hold ibpdtj 2
+		at_list_pds "shell rdma link delete ibpdtj" -j pds --pid "$hold_pid"
+		cat "$tmp/gdb.out" "$tmp/gdb.err" > "$tmp/out"
+		[ "$gdb_rc" = 0 ] &&
+			python3 - "$tmp/gdb.out" "$hold_pid" >> "$tmp/out" 2>&1 <<'PY'
+import json, sys
+f, = json.load(open(sys.argv[1]))["files"]
+assert (f["pid"], f["device"], f["ibpd"], f["pds"]) == (int(sys.argv[2]), "ibpdtj", True, []), f
+PY
+		ok $? "pds -j: the device deleted after the import: the file shown with no PDs, exit 0"
+		rdma link delete ibpdtj 2> /dev/null
+	else
+		ok 1 "pds -j with the device deleted after the import: rdma link add failed"
+	fi
+else
+	skip "pds: observing a file, stopped in ibpddv_list_pds: no gdb"
+	skip "pds: the holder's file after the listings: no gdb"
+	skip "pds -j with ibpddv_list_pds failing: no gdb"
+	skip "pds -j with the device deleted after the import: no gdb"
+fi
 
 # pds --pid --fd on an fd that turns from an rxe0 file into a socket and
 # back: the tool reads the file it got (pidfd_getfd), never the fd again.

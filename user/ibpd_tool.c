@@ -46,7 +46,7 @@ struct share_msg {
 static const char *dev = "ibpd0";
 static const char *role = "parent";
 static bool json, pretty, details;
-static FILE *out;	/* stdout, or the JSON to pretty-print */
+static FILE *out;	/* -j: the JSON, printed whole at the end */
 static pid_t opt_pid;
 static int opt_fd = -1;
 
@@ -288,19 +288,62 @@ child_failed:
 	return 1;
 }
 
-/* Device names are kernel names; escape anyway. */
+/*
+ * The length of the well-formed UTF-8 sequence at s (RFC 3629: no
+ * overlong forms, no surrogates, nothing above U+10FFFF), 0 if there is
+ * none.
+ */
+static int utf8_len(const unsigned char *s)
+{
+	unsigned int cp;
+	int n, i;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
+		n = 2;
+		cp = s[0] & 0x1f;
+	} else if ((s[0] & 0xf0) == 0xe0) {
+		n = 3;
+		cp = s[0] & 0x0f;
+	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+		n = 4;
+		cp = s[0] & 0x07;
+	} else {
+		return 0;
+	}
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if (n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff)))
+		return 0;
+	if (n == 4 && (cp < 0x10000 || cp > 0x10ffff))
+		return 0;
+	return n;
+}
+
+/*
+ * A JSON string of STR, whatever its bytes (a device name is any string
+ * the kernel took): valid UTF-8 as it is, a byte outside it as the
+ * character of its value (\u00XX), control characters escaped.
+ */
 static void json_str(const char *str)
 {
-	const unsigned char *c;
+	const unsigned char *c = (const unsigned char *)str;
+	int n;
 
 	fputc('"', out);
-	for (c = (const unsigned char *)str; *c; c++) {
+	while (*c) {
+		n = utf8_len(c);
 		if (*c == '"' || *c == '\\')
 			fprintf(out, "\\%c", *c);
-		else if (*c < 0x20)
+		else if (*c < 0x20 || !n)
 			fprintf(out, "\\u%04x", *c);
 		else
-			fputc(*c, out);
+			fwrite(c, 1, n, out);
+		c += n ? n : 1;
 	}
 	fputc('"', out);
 }
@@ -412,18 +455,14 @@ static int cmd_devices(void)
 			strerror(errno));
 		return 1;
 	}
-	if (json)
-		fprintf(out, "{\"devices\": [");
-	else if (n)
+	if (!json && n)
 		printf("%-16s %-10s %5s %5s %10s%s\n", "device", "uverbs",
 		       "index", "ibpd", "pd_import", details ?
 		       "  node_guid        fw_ver           max_pd     max_mr" :
 		       "");
 	for (i = 0; i < n; i++)
 		device_row(list[i], i);
-	if (json)
-		fprintf(out, "]}");
-	else if (!n)
+	if (!json && !n)
 		printf("no RDMA device that libibverbs drives\n");
 	ibv_free_device_list(list);
 	return 0;
@@ -496,12 +535,14 @@ static int show_file(struct ibv_context *ctx, pid_t pid, int fd)
 		       name);
 	}
 	handles = malloc(IBPDDV_LIST_PDS_MAX * sizeof(*handles));
-	if (!handles)
-		return 1;
-	ret = ibpddv_list_pds(ctx, handles, IBPDDV_LIST_PDS_MAX, &n);
+	ret = handles ? ibpddv_list_pds(ctx, handles, IBPDDV_LIST_PDS_MAX, &n) :
+			ENOMEM;
 	if (ret) {
+		/* the file's object is closed all the same */
 		fprintf(stderr, "ibpd: listing the PDs of pid %d fd %d: %s\n",
 			pid, fd, strerror(ret));
+		if (json)
+			fprintf(out, ", \"ibpd\": true, \"pds\": null}");
 		free(handles);
 		return 1;
 	}
@@ -520,8 +561,11 @@ static int show_file(struct ibv_context *ctx, pid_t pid, int fd)
 
 		if (pd)
 			ibv_unimport_pd(pd);
-		/* gone meanwhile: not a PD of the file any more */
-		if (err == ENOENT || err == ESTALE)
+		/*
+		 * gone meanwhile: not a PD of the file any more, its handle
+		 * free, a new PD's or another object's (EINVAL)
+		 */
+		if (err == ENOENT || err == ESTALE || err == EINVAL)
 			continue;
 		show_pd(ctx, handles[i], &a, err, shown++);
 	}
@@ -549,7 +593,12 @@ static int getfd(pid_t pid, int fd)
 	return ret;
 }
 
-static bool is_uverbs_fd(pid_t pid, int fd)
+/*
+ * Whether fd FD of process PID is a uverbs file, by its /proc link: 1 or
+ * 0, or -errno when the link cannot be read (EACCES: no ptrace
+ * permission on PID; ENOENT: no such fd).
+ */
+static int uverbs_link(pid_t pid, int fd)
 {
 	char path[64], target[PATH_MAX];
 	ssize_t n;
@@ -557,7 +606,7 @@ static bool is_uverbs_fd(pid_t pid, int fd)
 	snprintf(path, sizeof(path), "/proc/%d/fd/%d", pid, fd);
 	n = readlink(path, target, sizeof(target) - 1);
 	if (n < 0)
-		return false;
+		return -errno;
 	target[n] = 0;
 	return !strncmp(target, "/dev/infiniband/uverbs", 22);
 }
@@ -639,6 +688,14 @@ static int show_fd(pid_t pid, int fd)
 		ibv_close_device(ctx);
 		return 0;
 	}
+	/* the kernel's QUERY_CONTEXT: no context on the file yet */
+	if (!ctx && errno == EINVAL) {
+		fprintf(stderr,
+			"ibpd: pid %d fd %d: a file of %s without a context (nothing to list): skipped\n",
+			pid, fd, name);
+		close(myfd);
+		return 0;
+	}
 	if (!ctx) {
 		fprintf(stderr,
 			"ibpd: importing the context of pid %d fd %d: %s\n",
@@ -660,16 +717,19 @@ static int cmd_pds(void)
 	DIR *d;
 
 	if (opt_fd >= 0) {
-		if (!is_uverbs_fd(pid, opt_fd)) {
+		ret = uverbs_link(pid, opt_fd);
+		if (ret < 0) {
+			fprintf(stderr, "ibpd: fd %d of pid %d: %s\n", opt_fd,
+				pid, strerror(-ret));
+			return 1;
+		}
+		if (!ret) {
 			fprintf(stderr,
 				"ibpd: fd %d of pid %d is not a uverbs file\n",
 				opt_fd, pid);
 			return 1;
 		}
-		if (json)
-			fprintf(out, "{\"files\": [");
-		ret = show_fd(pid, opt_fd);
-		goto out;
+		return show_fd(pid, opt_fd);
 	}
 
 	snprintf(path, sizeof(path), "/proc/%d/fd", pid);
@@ -678,13 +738,12 @@ static int cmd_pds(void)
 		fprintf(stderr, "ibpd: %s: %s\n", path, strerror(errno));
 		return 1;
 	}
-	if (json)
-		fprintf(out, "{\"files\": [");
 	while ((e = readdir(d))) {
 		char *end;
 		long fd = strtol(e->d_name, &end, 10);
 
-		if (*end || e->d_name[0] == '.' || !is_uverbs_fd(pid, fd) ||
+		/* an fd whose link cannot be read was closed meanwhile */
+		if (*end || e->d_name[0] == '.' || uverbs_link(pid, fd) <= 0 ||
 		    same_file_shown(pid, shown, nshown, fd))
 			continue;
 		ret |= show_fd(pid, fd);
@@ -694,9 +753,6 @@ static int cmd_pds(void)
 	closedir(d);
 	if (!nshown && !json)
 		printf("pid %d has no uverbs file open\n", pid);
-out:
-	if (json)
-		fprintf(out, "]}");
 	return ret;
 }
 
@@ -744,20 +800,34 @@ static int parse_int(const char *arg, const char *what, long min, long max)
 	return v;
 }
 
-/* Runs a listing; its JSON goes to a buffer, printed plain or pretty. */
-static int with_json(int (*fn)(void))
+/*
+ * Runs a listing. With -j its JSON, {"KEY": [...]}, goes to a buffer and
+ * is printed whole, plain or pretty, whatever the listing met: its errors
+ * go to standard error, as with rdma -j.
+ */
+static int with_json(int (*fn)(void), const char *key)
 {
 	char *buf = NULL;
 	size_t len = 0;
 	int ret;
 
-	out = json ? open_memstream(&buf, &len) : stdout;
-	if (!out)
-		return 1;
-	ret = fn();
 	if (!json)
-		return ret;
-	fclose(out);
+		return fn();
+	out = open_memstream(&buf, &len);
+	if (!out) {
+		fprintf(stderr, "ibpd: %s\n", strerror(errno));
+		printf("{\"%s\": []}\n", key);
+		return 1;
+	}
+	fprintf(out, "{\"%s\": [", key);
+	ret = fn();
+	fprintf(out, "]}");
+	if (fclose(out)) {
+		fprintf(stderr, "ibpd: %s\n", strerror(errno));
+		printf("{\"%s\": []}\n", key);
+		free(buf);
+		return 1;
+	}
 	if (pretty)
 		json_pretty(buf);
 	else
@@ -822,9 +892,9 @@ int main(int argc, char **argv)
 	}
 	cmd = argv[optind];
 	if (!strcmp(cmd, "devices"))
-		return with_json(cmd_devices);
+		return with_json(cmd_devices, "devices");
 	if (!strcmp(cmd, "pds"))
-		return with_json(cmd_pds);
+		return with_json(cmd_pds, "files");
 	if (!strcmp(cmd, "demo")) {
 		if (json) {
 			fprintf(stderr, "ibpd: demo has no JSON output\n");

@@ -10,6 +10,7 @@
  * (seccomp), so one ioctl to the kernel fails the test.
  */
 
+#include <dirent.h>
 #include <errno.h>
 #include <linux/audit.h>
 #include <pthread.h>
@@ -17,6 +18,8 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -273,6 +276,155 @@ TEST_F(dv, query_stale)
 	/* only the library's object is left of B's PD */
 	ibv_unimport_pd(b_new);
 	ibv_close_device(b);
+}
+
+/*
+ * What an import answers on ibpd besides a PD (ibpddv_import_pd(3),
+ * Documentation/ibpd.rst): ENOENT for a handle that names nothing in the
+ * file; EINVAL for one that names an object of another type (an MR: the
+ * objects of a file share one handle space), from ibv_import_pd() and
+ * ibpddv_import_pd() alike, and for an identity of 0.
+ */
+TEST_F(dv, import_errors)
+{
+	struct ibpddv_pd_attr attr = {};
+	static char buf[4096];
+	struct ibv_mr *mr;
+
+	if (!test_dv())
+		SKIP(return, "%s is not an ibpd device", test_dev());
+	ASSERT_EQ(0, ibpddv_query_pd(self->pd, &attr));
+	mr = ibv_reg_mr(self->pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
+	ASSERT_NE(NULL, mr);
+	ASSERT_NE(self->pd->handle, mr->handle);
+
+	errno = 0;
+	EXPECT_EQ(NULL, ibv_import_pd(self->ctx, UINT32_MAX));
+	EXPECT_EQ(ENOENT, errno);
+	errno = 0;
+	EXPECT_EQ(NULL, ibpddv_import_pd(self->ctx, UINT32_MAX, attr.id));
+	EXPECT_EQ(ENOENT, errno);
+	errno = 0;
+	EXPECT_EQ(NULL, ibv_import_pd(self->ctx, mr->handle));
+	EXPECT_EQ(EINVAL, errno);
+	errno = 0;
+	EXPECT_EQ(NULL, ibpddv_import_pd(self->ctx, mr->handle, attr.id));
+	EXPECT_EQ(EINVAL, errno);
+	errno = 0;
+	EXPECT_EQ(NULL, ibpddv_import_pd(self->ctx, self->pd->handle, 0));
+	EXPECT_EQ(EINVAL, errno);
+	ASSERT_EQ(0, ibv_dereg_mr(mr));
+}
+
+/*
+ * A PD destroyed by another context of the file, whose handle the file
+ * then gives to an MR: the query fails with EINVAL (an object of another
+ * type), and so does every other use of the handle, import and verbs
+ * alike (Documentation/ibpd.rst, "after a destroy").
+ */
+TEST_F(dv, handle_reused_by_mr)
+{
+	struct ibpddv_pd_attr now = {};
+	struct ibv_pd *pd, *b_pd;
+	struct ibv_context *b;
+	static char buf[8192];
+	struct ibv_mr *mr, *mr2;
+
+	if (!test_dv())
+		SKIP(return, "%s is not an ibpd device", test_dev());
+	pd = ibv_alloc_pd(self->ctx);
+	ASSERT_NE(NULL, pd);
+	b = dup_ctx(self->ctx);
+	ASSERT_NE(NULL, b);
+	b_pd = ibv_import_pd(b, pd->handle);
+	ASSERT_NE(NULL, b_pd);
+	ASSERT_EQ(0, ibv_dealloc_pd(b_pd));
+	ASSERT_EQ(ENOENT, ibpddv_query_pd(pd, &now));
+
+	/* the lowest free handle: the destroyed PD's */
+	mr = ibv_reg_mr(self->pd, buf, 4096, IBV_ACCESS_LOCAL_WRITE);
+	ASSERT_NE(NULL, mr);
+	ASSERT_EQ(pd->handle, mr->handle);
+	EXPECT_EQ(EINVAL, ibpddv_query_pd(pd, &now));
+	errno = 0;
+	EXPECT_EQ(NULL, ibv_import_pd(self->ctx, pd->handle));
+	EXPECT_EQ(EINVAL, errno);
+	errno = 0;
+	mr2 = ibv_reg_mr(pd, buf + 4096, 4096, IBV_ACCESS_LOCAL_WRITE);
+	EXPECT_EQ(NULL, mr2);
+	EXPECT_EQ(EINVAL, errno);
+	if (mr2)
+		ibv_dereg_mr(mr2);
+	EXPECT_EQ(EINVAL, ibv_dealloc_pd(pd));
+	/* only the library's object is left of the PD */
+	ibv_unimport_pd(pd);
+	ASSERT_EQ(0, ibv_dereg_mr(mr));
+	ibv_close_device(b);
+}
+
+/* Writes VAL to the debugfs knob NAME of the device: 0, or -1. */
+static int dbg_knob(const char *name, int val)
+{
+	const char *root = "/sys/kernel/debug/ibpd";
+	char path[512], cur[80];
+	struct dirent *de;
+	int ret = -1;
+	FILE *f;
+	DIR *d;
+
+	d = opendir(root);
+	while (d && ret && (de = readdir(d))) {
+		snprintf(path, sizeof(path), "%s/%.64s/name", root, de->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(cur, sizeof(cur), f) &&
+		    !strcmp(strtok(cur, "\n") ?: "", test_dev())) {
+			fclose(f);
+			snprintf(path, sizeof(path), "%s/%.64s/%s", root,
+				 de->d_name, name);
+			f = fopen(path, "w");
+			if (!f)
+				break;
+			ret = fprintf(f, "%d\n", val) < 0 ? -1 : 0;
+		}
+		if (fclose(f))
+			ret = -1;
+	}
+	if (d)
+		closedir(d);
+	return ret;
+}
+
+/*
+ * ENOMEM from the kernel's side of an import (its fail_import knob):
+ * ibv_import_pd(), ibpddv_import_pd() and ibpddv_query_pd() return it.
+ */
+TEST_F(dv, import_enomem)
+{
+	struct ibpddv_pd_attr attr = {};
+	struct ibv_pd *pd, *pd2;
+	int err, err2, query;
+
+	if (!test_dv())
+		SKIP(return, "%s is not an ibpd device", test_dev());
+	ASSERT_EQ(0, ibpddv_query_pd(self->pd, &attr));
+	if (dbg_knob("fail_import", 1))
+		SKIP(return, "no debugfs fail_import knob for %s", test_dev());
+	errno = 0;
+	pd = ibv_import_pd(self->ctx, self->pd->handle);
+	err = errno;
+	errno = 0;
+	pd2 = ibpddv_import_pd(self->ctx, self->pd->handle, attr.id);
+	err2 = errno;
+	query = ibpddv_query_pd(self->pd, &attr);
+	ASSERT_EQ(0, dbg_knob("fail_import", 0));
+	EXPECT_EQ(NULL, pd);
+	EXPECT_EQ(ENOMEM, err);
+	EXPECT_EQ(NULL, pd2);
+	EXPECT_EQ(ENOMEM, err2);
+	EXPECT_EQ(ENOMEM, query);
+	EXPECT_EQ(0, ibpddv_query_pd(self->pd, &attr));
 }
 
 /*

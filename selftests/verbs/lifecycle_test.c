@@ -196,13 +196,15 @@ FIXTURE_TEARDOWN(lc)
 
 /*
  * The fixture's contexts after their device was taken from them: every
- * verb fails with EIO, every destroy and close succeeds. A context
+ * verb fails with EIO (the direct verbs' import and query too), every
+ * destroy and close succeeds. A context
  * imported from their file fails with EIO too where libibverbs still
  * finds the device; with ENODEV (libibverbs' own) where it is gone.
  */
 static void expect_disassociated(struct __test_metadata *_metadata,
 				 FIXTURE_DATA(lc) *self, int import_errno)
 {
+	struct ibpddv_pd_attr pd_attr = {};
 	struct ibv_device_attr attr;
 
 	errno = 0;
@@ -215,6 +217,10 @@ static void expect_disassociated(struct __test_metadata *_metadata,
 	errno = 0;
 	EXPECT_EQ(NULL, ibv_import_pd(self->ctx2, self->pd->handle));
 	EXPECT_EQ(EIO, errno);
+	errno = 0;
+	EXPECT_EQ(NULL, ibpddv_import_pd(self->ctx2, self->pd->handle, 1));
+	EXPECT_EQ(EIO, errno);
+	EXPECT_EQ(EIO, ibpddv_query_pd(self->pd, &pd_attr));
 	errno = 0;
 	EXPECT_EQ(NULL, dup_ctx(self->ctx));
 	EXPECT_EQ(import_errno, errno);
