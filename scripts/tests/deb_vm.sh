@@ -3,11 +3,14 @@
 #
 # deb_vm.sh KCACHE OLD NEW: deb_test.sh's part in the test VM (vm-run
 # --no-ibpd), whose root is a throw-away overlay over the host's. Lays out
-# the stock kernel as its Debian packages would (modules and headers, from
-# the cache KCACHE), installs the packages of OLD (a directory of .debs) with
-# apt-get, upgrades to NEW's, then removes and purges them. One line per
-# case, "deb-vm: pass|fail DESC", that deb_test.sh turns into TAP; details
-# (apt-get's output as it goes, a failed case's) go to stdout before it.
+# the stock kernel as its Debian packages would (modules, from the cache
+# KCACHE), installs the packages of OLD (a directory of .debs) with apt-get
+# before the kernel's headers (DKMS adds the module, builds nothing), puts
+# the headers in place, upgrades to NEW's (DKMS removes OLD, builds and
+# installs NEW: the one compile), then removes and purges them. One line
+# per case, "deb-vm: pass|fail DESC", that deb_test.sh turns into TAP;
+# details (apt-get's output as it goes, a failed case's) go to stdout
+# before it.
 set -u
 kcache=$1 old=$2 new=$3
 kver=$(uname -r)
@@ -23,24 +26,37 @@ case_() {	# case_ STATUS DESC: the output of the case, then its line
 	: > "$out"
 }
 
-# What a package or DKMS could leave behind (the kernel's own modules
-# aside). DKMS's signing key (/var/lib/dkms/mok.*), which DKMS makes on its
-# first build for every module, is DKMS's and stays.
+# What a package or DKMS could leave behind (the kernel's own modules and
+# headers aside). DKMS's signing key (/var/lib/dkms/mok.*), which DKMS makes
+# on its first build for every module, is DKMS's and stays. /usr/include
+# and /usr/share/doc, where only dpkg puts our files and nothing else
+# writes, at their top level (a directory left behind shows there) but for
+# the two our headers go to: walked whole over 9p they were 21 to 27 s of
+# files()' 33 to 40 s under TCG.
 files() {
-	find /etc /usr/bin /usr/src /usr/include /usr/share/doc \
-		/usr/share/man/man1 /usr/share/man/man3 /usr/lib/"$ma" \
-		/var/lib/dkms /lib/modules/"$kver"/ \
-		-path /lib/modules/"$kver"/kernel -prune -o \
-		-path '/var/lib/dkms/mok.*' -prune -o -print 2> /dev/null | sort
+	{
+		find /etc /usr/bin /usr/src /usr/include/infiniband \
+			/usr/include/rdma /usr/share/man/man1 /usr/share/man/man3 \
+			/usr/lib/"$ma" /var/lib/dkms /lib/modules/"$kver"/ \
+			-path /lib/modules/"$kver"/kernel -prune -o \
+			-path /lib/modules/"$kver"/build -prune -o \
+			-path /usr/src/linux-headers-"$kver" -prune -o \
+			-path '/var/lib/dkms/mok.*' -prune -o -print
+		find /usr/include /usr/share/doc -mindepth 1 -maxdepth 1
+	} 2> /dev/null | sort -u
 }
 
-# apt_get ARGS...: offline, everything else is installed. Each line of its
+# apt_get ARGS...: offline, everything else is installed, so without the
+# host's package lists (bookworm's, 9 s an apt-get to read under TCG): apt
+# knows the installed packages and the .debs it is given. Each line of its
 # output with the seconds since the start when it was written (DKMS writes
 # a step's line when the step ends).
+lists=$(mktemp -d)
+mkdir "$lists/partial"
 apt_get() {
 	local t0=$SECONDS
 	DEBIAN_FRONTEND=noninteractive apt-get -y -q --no-install-recommends \
-		-o Dpkg::Use-Pty=0 "$@" 2>&1 |
+		-o Dir::State::Lists="$lists" -o Dpkg::Use-Pty=0 "$@" 2>&1 |
 		while IFS= read -r l; do printf '    %4d %s\n' $((SECONDS - t0)) "$l"; done
 	return "${PIPESTATUS[0]}"
 }
@@ -69,54 +85,64 @@ device_and_demo() {	# device_and_demo WHAT
 
 # The stock kernel as its packages lay it out: linux-image's modules (only
 # the RDMA core's: depmod over all 4000 reads 380 MB through 9p, minutes
-# under TCG) with modules.dep, linux-headers at /lib/modules/KVER/build.
-# Writes land in the overlay, the cache stays as it is. /dev/fd, which
-# DKMS needs, is udev's to make on a real system.
+# under TCG) with modules.dep; linux-headers (/usr/src/linux-headers-KVER,
+# /lib/modules/KVER/build) comes later, with headers(). Writes land in the
+# overlay, the cache stays as it is. /dev/fd, which DKMS needs, is udev's to
+# make on a real system.
 [ -e /dev/fd ] || ln -s /proc/self/fd /dev/fd
 m=/lib/modules/$kver
 mkdir -p "$m/kernel/drivers/infiniband"
 cp -a "$kcache/root$m/kernel/drivers/infiniband/core" "$m/kernel/drivers/infiniband/"
 cp -a "$kcache/root$m"/modules.order "$kcache/root$m"/modules.builtin* "$m/"
 depmod "$kver"
-ln -s "$kcache/root/usr/src/linux-headers-$kver" /usr/src/
-ln -s /usr/src/linux-headers-"$kver" "$m/build"
+headers() {
+	ln -s "$kcache/root/usr/src/linux-headers-$kver" /usr/src/ &&
+		ln -s /usr/src/linux-headers-"$kver" "$m/build"
+}
 # man-db's index is no business of this test (its trigger takes minutes
 # under TCG): what man-db/auto-update=false does.
 rm -f /var/lib/man-db/auto-update
-[ -f "$m/build/Makefile" ] && grep -q '^kernel/drivers/infiniband/core/ib_uverbs.ko:' "$m/modules.dep" &&
+[ -f "$kcache/root/usr/src/linux-headers-$kver/Makefile" ] && [ ! -e "$m/build" ] &&
+	grep -q '^kernel/drivers/infiniband/core/ib_uverbs.ko:' "$m/modules.dep" &&
 	[ -z "$(known)" ] && [ ! -e /etc/libibverbs.d/ibpd.driver ]
-case_ $? "kernel $kver: its RDMA core modules, headers at $m/build; no ibpd package, no ibpd.driver"
+case_ $? "kernel $kver: its RDMA core modules, its headers not installed yet; no ibpd package, no ibpd.driver"
 files > /tmp/files.before
 
 v_old=$(dpkg-deb -f "$(ls "$old"/libibpd1_*.deb)" Version)
 v_new=$(dpkg-deb -f "$(ls "$new"/libibpd1_*.deb)" Version)
+# The packages before the kernel's headers (they only Recommend them):
+# DKMS adds the module and builds nothing. Only one version is compiled:
+# the two are the same source, the module, device and demo cases of the
+# first would be the second's again.
 t=$SECONDS
 # shellcheck disable=SC2046 # one path a word
 apt_get install $(debs "$old")
 rc=$?
-echo "# apt-get install $v_old (DKMS builds for $kver): $((SECONDS - t)) s"
-[ $rc = 0 ] && dkms_ibpd | tee -a "$out" | grep -q "^ibpd/$v_old, $kver, .*: installed" &&
-	ls "$m"/updates/dkms/ibpd.ko* >> "$out" 2>&1
-case_ $? "apt-get install ./*.deb ($v_old): dkms built and installed ibpd/$v_old for $kver"
+echo "# apt-get install $v_old (no headers: DKMS adds, builds nothing): $((SECONDS - t)) s"
+[ $rc = 0 ] && dkms_ibpd | tee -a "$out" | grep -qx "ibpd/$v_old: added" &&
+	[ "$(dkms_ibpd | grep -c .)" = 1 ] &&
+	[ "$(dpkg-query -W -f='${Version} ' "${pkgs[@]}")" = "$v_old $v_old $v_old $v_old " ] &&
+	! ls "$m"/updates/dkms/ibpd.ko* >> "$out" 2>&1 && ! modprobe -n ibpd >> "$out" 2>&1
+case_ $? "apt-get install ./*.deb ($v_old) before the kernel's headers: every package $v_old, DKMS has ibpd/$v_old added, no module built"
 
-modprobe ibpd > "$out" 2>&1 && grep -q '^ibpd ' /proc/modules &&
-	modinfo -n ibpd | grep -q "^$m/updates/dkms/ibpd.ko"
-case_ $? "modprobe ibpd loads the DKMS module"
-device_and_demo "$v_old"
-
+# The upgrade once the headers are there: the prerm takes the old version
+# out of DKMS, the postinst builds and installs the new one.
+headers
 t=$SECONDS
 # shellcheck disable=SC2046
 apt_get install $(debs "$new")
 rc=$?
-echo "# apt-get install $v_new (upgrade; dkms remove $v_old, build $v_new): $((SECONDS - t)) s"
+echo "# apt-get install $v_new (upgrade; dkms remove $v_old, build $v_new for $kver): $((SECONDS - t)) s"
 [ $rc = 0 ] && [ "$(dkms_ibpd | tee -a "$out" | grep -c .)" = 1 ] &&
 	dkms_ibpd | grep -q "^ibpd/$v_new, $kver, .*: installed" &&
+	ls "$m"/updates/dkms/ibpd.ko* >> "$out" 2>&1 &&
 	[ ! -e /usr/src/ibpd-"$v_old" ] && [ -f /usr/src/ibpd-"$v_new"/dkms.conf ] &&
 	[ "$(dpkg-query -W -f='${Version} ' "${pkgs[@]}")" = "$v_new $v_new $v_new $v_new " ]
-case_ $? "upgrade to $v_new: every package $v_new, DKMS has ibpd/$v_new only, /usr/src/ibpd-$v_old gone"
+case_ $? "upgrade to $v_new, the headers installed: every package $v_new, DKMS has ibpd/$v_new only, built and installed for $kver; /usr/src/ibpd-$v_old gone"
 
-rmmod ibpd > "$out" 2>&1 && modprobe ibpd >> "$out" 2>&1
-case_ $? "$v_new: rmmod ibpd, modprobe ibpd"
+modprobe ibpd > "$out" 2>&1 && grep -q '^ibpd ' /proc/modules &&
+	modinfo -n ibpd | grep -q "^$m/updates/dkms/ibpd.ko"
+case_ $? "$v_new: modprobe ibpd loads the DKMS module"
 device_and_demo "$v_new"
 
 rmmod ibpd
