@@ -382,12 +382,21 @@ enum abort_path {
 
 #define TEST_PAGE 4096
 
-/* The ioctl allocation, its attributes' tail on the read-only p + TEST_PAGE. */
-static int alloc_ioctl_tail_ro(int fd, char *p, struct pd *seen)
+/*
+ * The buffers of those allocations, two pages for each path, made once
+ * (so that threads can fail allocations without changing the address
+ * space, which under TCG costs more than the calls).
+ */
+struct abort_pages {
+	char *p[ABORT_PATHS];
+	struct ib_uverbs_ioctl_hdr *hdr;	/* ABORT_IOCTL's command */
+	struct ibpd_alloc_pd_resp out;		/* its pdn and identity */
+};
+
+/* ABORT_IOCTL: the command's attributes end on the read-only p + TEST_PAGE. */
+static void abort_ioctl_cmd(struct abort_pages *ap, char *p)
 {
 	struct ib_uverbs_ioctl_hdr *h;
-	struct ibpd_alloc_pd_resp out = {};
-	int err;
 
 	h = (void *)(p + TEST_PAGE - sizeof(*h) - 2 * sizeof(h->attrs[0]));
 	memset(h, 0, sizeof(*h) + 3 * sizeof(h->attrs[0]));
@@ -398,31 +407,74 @@ static int alloc_ioctl_tail_ro(int fd, char *p, struct pd *seen)
 	h->driver_id = test_driver_id;
 	h->attrs[0].attr_id = IBPD_ATTR_PD_ALLOC_HANDLE;
 	h->attrs[1].attr_id = IBPD_ATTR_PD_ALLOC_RESP_PDN;
-	h->attrs[1].len = sizeof(out.pdn);
-	h->attrs[1].data = (uintptr_t)&out.pdn;
+	h->attrs[1].len = sizeof(ap->out.pdn);
+	h->attrs[1].data = (uintptr_t)&ap->out.pdn;
 	h->attrs[2].attr_id = IBPD_ATTR_PD_ALLOC_RESP_ID;
-	h->attrs[2].len = sizeof(out.id);
-	h->attrs[2].data = (uintptr_t)&out.id;
+	h->attrs[2].len = sizeof(ap->out.id);
+	h->attrs[2].data = (uintptr_t)&ap->out.id;
 	h->attrs[0].flags = h->attrs[1].flags = h->attrs[2].flags =
 		UVERBS_ATTR_F_MANDATORY;
-	if (mprotect(p + TEST_PAGE, TEST_PAGE, PROT_READ))
+	ap->hdr = h;
+}
+
+/* 0, or the errno of mmap() or mprotect(). */
+static int abort_pages_init(struct abort_pages *ap)
+{
+	int i, err = 0;
+
+	memset(ap, 0, sizeof(*ap));
+	for (i = 0; i < ABORT_PATHS && !err; i++) {
+		ap->p[i] = mmap(NULL, 2 * TEST_PAGE, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (ap->p[i] == MAP_FAILED) {
+			ap->p[i] = NULL;
+			err = errno;
+		}
+	}
+	if (err)
+		return err;
+	abort_ioctl_cmd(ap, ap->p[ABORT_IOCTL]);
+	if (mprotect(ap->p[ABORT_IOCTL] + TEST_PAGE, TEST_PAGE, PROT_READ) ||
+	    mprotect(ap->p[ABORT_WRITE], TEST_PAGE, PROT_READ) ||
+	    mprotect(ap->p[ABORT_WRITE_SYSCALL], TEST_PAGE, PROT_READ) ||
+	    mprotect(ap->p[ABORT_DRIVER_TAIL] + TEST_PAGE, TEST_PAGE,
+		     PROT_NONE))
 		return errno;
+	return 0;
+}
+
+static void abort_pages_fini(struct abort_pages *ap)
+{
+	int i;
+
+	for (i = 0; i < ABORT_PATHS; i++)
+		if (ap->p[i])
+			munmap(ap->p[i], 2 * TEST_PAGE);
+}
+
+/* ABORT_IOCTL */
+static int alloc_ioctl_tail_ro(int fd, struct abort_pages *ap, struct pd *seen)
+{
+	struct ib_uverbs_ioctl_hdr *h = ap->hdr;
+	int err;
+
+	h->attrs[0].data = 0;
+	h->attrs[1].flags = UVERBS_ATTR_F_MANDATORY;
+	memset(&ap->out, 0, sizeof(ap->out));
 	err = ioctl(fd, RDMA_VERBS_IOCTL, h) ? errno : 0;
 	seen->handle = h->attrs[0].data;
-	seen->pdn = out.pdn;
-	seen->id = out.id;
+	seen->pdn = ap->out.pdn;
+	seen->id = ap->out.id;
 	return err;
 }
 
-/* The write-path allocation, the core's response on a read-only page. */
+/* ABORT_WRITE: the core's response on the read-only first page. */
 static int alloc_write_core_ro(int fd, char *p, struct pd *seen)
 {
 	struct ib_uverbs_alloc_pd req = {};
 	struct ibpd_alloc_pd_resp drv = {};
 	int err;
 
-	if (mprotect(p, TEST_PAGE, PROT_READ))
-		return errno;
 	err = raw_write(fd, IB_USER_VERBS_CMD_ALLOC_PD, &req, sizeof(req), p,
 			sizeof(struct ib_uverbs_alloc_pd_resp), NULL, 0, &drv,
 			sizeof(drv));
@@ -431,7 +483,10 @@ static int alloc_write_core_ro(int fd, char *p, struct pd *seen)
 	return err;
 }
 
-/* The same through write(2): one response buffer across p + TEST_PAGE. */
+/*
+ * ABORT_WRITE_SYSCALL: one response buffer across p + TEST_PAGE, the
+ * core's part on the read-only first page, the driver's on the second.
+ */
 static int alloc_write_syscall(int fd, char *p, struct pd *seen)
 {
 	const size_t core = sizeof(struct ib_uverbs_alloc_pd_resp);
@@ -447,15 +502,17 @@ static int alloc_write_syscall(int fd, char *p, struct pd *seen)
 	};
 	int err;
 
-	if (mprotect(p, TEST_PAGE, PROT_READ))
-		return errno;
+	memset(drv, 0, sizeof(*drv));
 	err = write(fd, &w, sizeof(w)) < 0 ? errno : 0;
 	seen->pdn = drv->pdn;
 	seen->id = drv->id;
 	return err;
 }
 
-/* The write path, the driver response buffer's tail on a PROT_NONE page. */
+/*
+ * ABORT_DRIVER_TAIL: a driver response buffer 8 bytes longer than the
+ * response, its tail on the PROT_NONE second page.
+ */
 static int alloc_write_driver_tail(int fd, char *p, struct pd *seen)
 {
 	struct ib_uverbs_alloc_pd req = {};
@@ -464,8 +521,7 @@ static int alloc_write_driver_tail(int fd, char *p, struct pd *seen)
 	int err;
 
 	drv = (void *)(p + TEST_PAGE - sizeof(*drv));
-	if (mprotect(p + TEST_PAGE, TEST_PAGE, PROT_NONE))
-		return errno;
+	memset(drv, 0, sizeof(*drv));
 	err = raw_write(fd, IB_USER_VERBS_CMD_ALLOC_PD, &req, sizeof(req),
 			&resp, sizeof(resp), NULL, 0, drv, sizeof(*drv) + 8);
 	seen->pdn = drv->pdn;
@@ -477,33 +533,22 @@ static int alloc_write_driver_tail(int fd, char *p, struct pd *seen)
  * An allocation by PATH that fails (EFAULT, returned) after the driver
  * wrote its response: what userspace was told in *seen, 0 where nothing.
  */
-static int pd_alloc_aborted(int fd, enum abort_path path, struct pd *seen)
+static int pd_alloc_aborted(int fd, struct abort_pages *ap,
+			    enum abort_path path, struct pd *seen)
 {
-	char *p = mmap(NULL, 2 * TEST_PAGE, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	int err = EINVAL;
-
 	memset(seen, 0, sizeof(*seen));
-	if (p == MAP_FAILED)
-		return errno;
 	switch (path) {
 	case ABORT_IOCTL:
-		err = alloc_ioctl_tail_ro(fd, p, seen);
-		break;
+		return alloc_ioctl_tail_ro(fd, ap, seen);
 	case ABORT_WRITE:
-		err = alloc_write_core_ro(fd, p, seen);
-		break;
+		return alloc_write_core_ro(fd, ap->p[path], seen);
 	case ABORT_WRITE_SYSCALL:
-		err = alloc_write_syscall(fd, p, seen);
-		break;
+		return alloc_write_syscall(fd, ap->p[path], seen);
 	case ABORT_DRIVER_TAIL:
-		err = alloc_write_driver_tail(fd, p, seen);
-		break;
+		return alloc_write_driver_tail(fd, ap->p[path], seen);
 	default:
-		break;
+		return EINVAL;
 	}
-	munmap(p, 2 * TEST_PAGE);
-	return err;
 }
 
 /*
@@ -516,11 +561,13 @@ static void aborted_alloc_identity(struct __test_metadata *_metadata,
 				   FIXTURE_DATA(pd) *self,
 				   enum abort_path path)
 {
+	struct abort_pages ap;
 	struct pd seen, b;
 	int i;
 
+	ASSERT_EQ(0, abort_pages_init(&ap));
 	for (i = 0; i < 3; i++) {
-		ASSERT_EQ(EFAULT, pd_alloc_aborted(self->fd, path, &seen));
+		ASSERT_EQ(EFAULT, pd_alloc_aborted(self->fd, &ap, path, &seen));
 		ASSERT_NE(0, seen.pdn);
 		ASSERT_NE(0, seen.id);
 		EXPECT_EQ(self->base_pds, dbg_read("num_pds"));
@@ -531,6 +578,7 @@ static void aborted_alloc_identity(struct __test_metadata *_metadata,
 		test_err_pd_import_id(ESTALE, self->fd, b.handle, &seen.id);
 		test_cmd_pd_destroy(self->fd, b.handle);
 	}
+	abort_pages_fini(&ap);
 }
 
 TEST_F(pd, aborted_ioctl_alloc_identity_not_reused)
@@ -564,6 +612,7 @@ TEST_F(pd, failed_driver_response_identity_not_reused)
 struct abort_thread {
 	int fd;
 	int n, bad;
+	struct abort_pages ap;
 	uint64_t ids[ABORT_ROUNDS * (ABORT_PATHS + 1)];
 };
 
@@ -576,7 +625,7 @@ static void *abort_loop(void *arg)
 
 	for (i = 0; i < ABORT_ROUNDS; i++) {
 		for (path = 0; path < ABORT_PATHS; path++) {
-			if (pd_alloc_aborted(t->fd, path, &pd) != EFAULT ||
+			if (pd_alloc_aborted(t->fd, &t->ap, path, &pd) != EFAULT ||
 			    !pd.id)
 				t->bad++;
 			else
@@ -597,7 +646,7 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-TEST_F(pd, aborted_alloc_identity_not_reused_threads)
+TEST_F_TIMEOUT(pd, aborted_alloc_identity_not_reused_threads, 120)
 {
 	static struct abort_thread t[ABORT_THREADS];
 	pthread_t th[ABORT_THREADS];
@@ -608,8 +657,10 @@ TEST_F(pd, aborted_alloc_identity_not_reused_threads)
 	ASSERT_NE(NULL, all);
 	for (i = 0; i < ABORT_THREADS; i++) {
 		t[i].fd = self->fd;
-		ASSERT_EQ(0, pthread_create(&th[i], NULL, abort_loop, &t[i]));
+		ASSERT_EQ(0, abort_pages_init(&t[i].ap));
 	}
+	for (i = 0; i < ABORT_THREADS; i++)
+		ASSERT_EQ(0, pthread_create(&th[i], NULL, abort_loop, &t[i]));
 	for (i = 0; i < ABORT_THREADS; i++) {
 		ASSERT_EQ(0, pthread_join(th[i], NULL));
 		memcpy(all + n, t[i].ids, t[i].n * sizeof(*all));
@@ -625,6 +676,8 @@ TEST_F(pd, aborted_alloc_identity_not_reused_threads)
 	EXPECT_EQ(0, dups);
 	EXPECT_EQ(ABORT_THREADS * ABORT_ROUNDS * (ABORT_PATHS + 1), n);
 	EXPECT_EQ(self->base_pds, dbg_read("num_pds"));
+	for (i = 0; i < ABORT_THREADS; i++)
+		abort_pages_fini(&t[i].ap);
 	free(all);
 }
 
