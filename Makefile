@@ -20,7 +20,7 @@
 #                        tool, man pages, module (+depmod)
 #   make deb             Debian packages (debian/, dkms): out/deb/*.deb
 
-VERSION    := 2.0.0
+VERSION    := 2.0.1
 KERNEL     ?= 6.1
 IBPD_CACHE ?= $(HOME)/.cache/ibpd
 export IBPD_CACHE

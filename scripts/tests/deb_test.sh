@@ -10,7 +10,11 @@
 # an upgrade to a second version (built with deb-build --version) has DKMS
 # build and install the module of that version alone, modprobe loads it,
 # libibverbs finds ibpd0 through the packaged provider, the packaged tool's
-# demo runs; remove and purge leave no file.
+# demo runs; removing libibpd1 takes ibpd.driver along (no libibverbs
+# program warns about a provider it cannot load); remove and purge leave
+# no file. Before all that, libibpd1 of the last version whose ibpd.driver
+# was a conffile (2.0.0, built from git history) is installed, for the
+# first install to upgrade.
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
 tap_setup
@@ -57,9 +61,11 @@ dpkg-deb -c "$(deb libibpd1 "$arch")" >> "$tmp/out"
 echo "$dep" | grep -Eq 'libibverbs1 \(>= [0-9.]+\)' &&
 	echo "$dep" | grep -Eq 'libibverbs1 \(<< [0-9]+~\)' &&
 	grep -q " ./usr/lib/$ma/libibverbs/libibpd-rdmav$abi.so -> ../libibpd.so.1$" "$tmp/out" &&
+	grep -q " ./etc/libibverbs.d/ibpd.driver -> /usr/share/libibpd1/ibpd.driver$" "$tmp/out" &&
 	[ "$(dpkg-deb --fsys-tarfile "$(deb libibpd1 "$arch")" |
-		tar -xOf - ./etc/libibverbs.d/ibpd.driver)" = "driver ibpd" ]
-ok $? "libibpd1: provider link libibpd-rdmav$abi.so, ibpd.driver; $dep"
+		tar -xOf - ./usr/share/libibpd1/ibpd.driver)" = "driver ibpd" ] &&
+	! dpkg-deb --ctrl-tarfile "$(deb libibpd1 "$arch")" | tar -t | grep -q conffiles
+ok $? "libibpd1: provider link libibpd-rdmav$abi.so, ibpd.driver a link to /usr/share/libibpd1 (no conffile); $dep"
 
 : > "$tmp/out"
 for f in ./usr/include/infiniband/ibpddv.h ./usr/include/rdma/ibpd-abi.h \
@@ -88,10 +94,26 @@ next=$(echo "$version" | awk -F. -v OFS=. '{ $NF = $NF + 1; print }')
 "$top/scripts/build/deb-build" --version "$next" --out "$new" > "$tmp/out" 2>&1
 ok $? "deb-build --version $next (the upgrade's packages)"
 
+# The last version whose ibpd.driver was a conffile: the parent of the
+# newest commit that took it out of debian/libibpd1.install.
+prev=$tmp/prev
+gone=$(git -C "$top" log -1 --format=%H -G'^etc/libibverbs.d/ibpd.driver$' \
+	-- debian/libibpd1.install 2> /dev/null)
+if [ -n "$gone" ] && mkdir -p "$tmp/prev-src" &&
+   git -C "$top" archive "$gone^" | tar -C "$tmp/prev-src" -xf -; then
+	"$tmp/prev-src/scripts/build/deb-build" --out "$prev" > "$tmp/out" 2>&1 &&
+		dpkg-deb -I "$prev"/libibpd1_*.deb conffiles >> "$tmp/out" 2>&1 &&
+		dpkg-deb -I "$prev"/libibpd1_*.deb conffiles | grep -qx /etc/libibverbs.d/ibpd.driver
+	ok $? "deb-build of ${gone:0:12}^ ($(dpkg-deb -f "$prev"/libibpd1_*.deb Version 2> /dev/null)): libibpd1 with the ibpd.driver conffile"
+else
+	prev=-
+	skip "the version with the ibpd.driver conffile: no git history"
+fi
+
 kcache=$("$top/scripts/build/kernel-dir" "$kernel")
 t=$SECONDS
 "$top/scripts/vm/vm-run" --kernel "$kernel" --no-ibpd -- \
-	"$here/deb_vm.sh" "$kcache" "$old" "$new" > "$tmp/vm" 2>&1
+	"$here/deb_vm.sh" "$kcache" "$old" "$new" "$prev" > "$tmp/vm" 2>&1
 rc=$?
 echo "# the VM: $((SECONDS - t)) s"
 # What the VM printed, apt-get's and DKMS's lines timed: kept for reading.
@@ -105,17 +127,21 @@ while IFS= read -r line; do
 	"deb-vm: "*)
 		n=$((n + 1))
 		line=${line#deb-vm: }
-		[ "${line%% *}" = pass ]
-		ok $? "VM: ${line#* }"
+		if [ "${line%% *}" = skip ]; then
+			skip "VM: ${line#* }"
+		else
+			[ "${line%% *}" = pass ]
+			ok $? "VM: ${line#* }"
+		fi
 		: > "$tmp/out" ;;
 	"# "*) echo "$line" ;;
 	*) echo "$line" >> "$tmp/out" ;;
 	esac
 done < "$tmp/vm"
-[ $rc = 0 ] && [ "$n" = 9 ]
+[ $rc = 0 ] && [ "$n" = 10 ]
 st=$?
 tail -n 40 "$tmp/vm" > "$tmp/out"
-ok $st "VM: all 9 cases ran, no kernel splat (vm-run exit $rc)"
+ok $st "VM: all 10 cases ran, no kernel splat (vm-run exit $rc)"
 
 echo "1..$tap_n"
 tap_totals

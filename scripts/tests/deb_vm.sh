@@ -1,18 +1,20 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 #
-# deb_vm.sh KCACHE OLD NEW: deb_test.sh's part in the test VM (vm-run
+# deb_vm.sh KCACHE OLD NEW PREV: deb_test.sh's part in the test VM (vm-run
 # --no-ibpd), whose root is a throw-away overlay over the host's. Lays out
 # the stock kernel as its Debian packages would (modules, from the cache
-# KCACHE), installs the packages of OLD (a directory of .debs) with apt-get
-# before the kernel's headers (DKMS adds the module, builds nothing), puts
-# the headers in place, upgrades to NEW's (DKMS removes OLD, builds and
-# installs NEW: the one compile), then removes and purges them. One line
-# per case, "deb-vm: pass|fail DESC", that deb_test.sh turns into TAP;
-# details (apt-get's output as it goes, a failed case's) go to stdout
-# before it.
+# KCACHE), installs PREV's libibpd1 (a directory of .debs of the last
+# version whose ibpd.driver was a conffile; "-" for none), then the
+# packages of OLD (a directory of .debs) with apt-get before the kernel's
+# headers (DKMS adds the module, builds nothing), puts the headers in
+# place, upgrades to NEW's (DKMS removes OLD, builds and installs NEW: the
+# one compile), removes libibpd1 (the module still loaded: libibverbs must
+# not warn), then the rest, and purges them. One line per case, "deb-vm:
+# pass|fail|skip DESC", that deb_test.sh turns into TAP; details (apt-get's
+# output as it goes, a failed case's) go to stdout before it.
 set -u
-kcache=$1 old=$2 new=$3
+kcache=$1 old=$2 new=$3 prev=${4:--}
 kver=$(uname -r)
 ma=$(gcc -print-multiarch)
 pkgs=(ibpd-dkms libibpd1 libibpd-dev ibpd-tools)
@@ -110,6 +112,14 @@ files > /tmp/files.before
 
 v_old=$(dpkg-deb -f "$(ls "$old"/libibpd1_*.deb)" Version)
 v_new=$(dpkg-deb -f "$(ls "$new"/libibpd1_*.deb)" Version)
+v_prev=-
+if [ "$prev" != - ]; then
+	v_prev=$(dpkg-deb -f "$(ls "$prev"/libibpd1_*.deb)" Version)
+	apt_get install "$(ls "$prev"/libibpd1_*.deb)" &&
+		[ -f /etc/libibverbs.d/ibpd.driver ] && [ ! -L /etc/libibverbs.d/ibpd.driver ] &&
+		dpkg-query -W -f='${Conffiles}\n' libibpd1 | grep -q ' /etc/libibverbs.d/ibpd.driver '
+	echo "# libibpd1 $v_prev installed, rc $?"
+fi
 # The packages before the kernel's headers (they only Recommend them):
 # DKMS adds the module and builds nothing. Only one version is compiled:
 # the two are the same source, the module, device and demo cases of the
@@ -124,6 +134,18 @@ echo "# apt-get install $v_old (no headers: DKMS adds, builds nothing): $((SECON
 	[ "$(dpkg-query -W -f='${Version} ' "${pkgs[@]}")" = "$v_old $v_old $v_old $v_old " ] &&
 	! ls "$m"/updates/dkms/ibpd.ko* >> "$out" 2>&1 && ! modprobe -n ibpd >> "$out" 2>&1
 case_ $? "apt-get install ./*.deb ($v_old) before the kernel's headers: every package $v_old, DKMS has ibpd/$v_old added, no module built"
+
+# The upgrade from the conffile: rm_conffile took the unchanged old file
+# away, and the link is the package's, not a conffile.
+if [ "$prev" != - ]; then
+	{ ls -l /etc/libibverbs.d/ibpd.driver*; dpkg-query -W -f='${Conffiles}\n' libibpd1; } >> "$out" 2>&1
+	[ "$(readlink /etc/libibverbs.d/ibpd.driver)" = /usr/share/libibpd1/ibpd.driver ] &&
+		[ -z "$(ls /etc/libibverbs.d/ibpd.driver.* 2> /dev/null)" ] &&
+		[ -z "$(dpkg-query -W -f='${Conffiles}' libibpd1)" ]
+	case_ $? "upgrade of libibpd1 $v_prev (ibpd.driver a conffile) to $v_old: ibpd.driver the package's link, no conffile, nothing left of the old one"
+else
+	echo "deb-vm: skip upgrade of libibpd1 from the ibpd.driver conffile: no such version given"
+fi
 
 # The upgrade once the headers are there: the prerm takes the old version
 # out of DKMS, the postinst builds and installs the new one.
@@ -145,9 +167,28 @@ modprobe ibpd > "$out" 2>&1 && grep -q '^ibpd ' /proc/modules &&
 case_ $? "$v_new: modprobe ibpd loads the DKMS module"
 device_and_demo "$v_new"
 
-rmmod ibpd
+# libibpd1 alone, ibpd0 still there: its driver file goes with the
+# provider, so that libibverbs, which then looks for a provider of ibpd0,
+# warns about none it cannot load (it did while ibpd.driver stayed).
 t=$SECONDS
-apt_get remove "${pkgs[@]}"
+apt_get remove libibpd1
+rc=$?
+echo "# apt-get remove libibpd1: $((SECONDS - t)) s"
+ibv_devices > /dev/null 2> /tmp/ibv.err
+cat /tmp/ibv.err >> "$out"
+[ $rc = 0 ] && [ -e /sys/class/infiniband/ibpd0 ] && [ ! -e /etc/libibverbs.d/ibpd.driver ] &&
+	[ ! -L /etc/libibverbs.d/ibpd.driver ] && [ ! -e /usr/lib/"$ma"/libibpd.so.1 ] &&
+	[ ! -s /tmp/ibv.err ] && [ -z "$(dpkg-query -W -f='${Conffiles}' libibpd1)" ]
+case_ $? "apt-get remove libibpd1 (ibpd0 still there): ibpd.driver gone with the provider, ibv_devices warns of nothing, no conffile left"
+
+# the rest: libibpd-dev and ibpd-tools, which depend on libibpd1, went
+# with it
+rmmod ibpd
+mapfile -t left < <(dpkg-query -W -f='${db:Status-Abbrev}${Package}\n' "${pkgs[@]}" 2> /dev/null |
+	sed -n 's/^ii *//p')
+echo "# still installed: ${left[*]}"
+t=$SECONDS
+apt_get remove "${left[@]}"
 rc=$?
 echo "# apt-get remove: $((SECONDS - t)) s"
 [ $rc = 0 ] && [ -z "$(dkms_ibpd)" ] && ! ls "$m"/updates/dkms/ibpd.ko* 2> /dev/null &&
@@ -155,12 +196,8 @@ echo "# apt-get remove: $((SECONDS - t)) s"
 	[ ! -e /usr/bin/ibpd ] && [ -z "$(ls -d /usr/src/ibpd-* 2> /dev/null)" ]
 case_ $? "apt-get remove: DKMS removed the module (modprobe finds none), library, tool and source gone"
 
-# A conffile stays until the purge, as with rdma-core's own .driver files.
-[ -f /etc/libibverbs.d/ibpd.driver ] &&
-	[ "$(dpkg-query -W -f='${db:Status-Abbrev}' libibpd1)" = "rc " ]
-case_ $? "apt-get remove: ibpd.driver (a conffile) stays until the purge"
-
-# Those without a conffile are gone already: apt-get knows no such package.
+# Those that had no maintainer script are gone already (apt-get knows no
+# such package); libibpd1's postrm (rm_conffile) waits for the purge.
 mapfile -t left < <(known)
 t=$SECONDS
 apt_get purge "${left[@]}"
@@ -168,4 +205,4 @@ rc=$?
 echo "# apt-get purge: $((SECONDS - t)) s"
 files > /tmp/files.after
 [ $rc = 0 ] && diff /tmp/files.before /tmp/files.after >> "$out" && [ -z "$(known)" ]
-case_ $? "apt-get purge: no file left behind (ibpd.driver gone; $(wc -l < /tmp/files.after) paths compared)"
+case_ $? "apt-get purge: no file left behind ($(wc -l < /tmp/files.after) paths compared)"
