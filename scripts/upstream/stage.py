@@ -6,13 +6,16 @@ stage.py stage [--check] [SERIES] (what scripts/upstream/stage-upstream
 runs): each series as git format-patch --cover-letter output, against the
 newest packaged kernel source (SERIES, default 7) and rdma-core 65.0:
   out/upstream/linux-fixes/  [PATCH rdma-rc n/m]: the ib_core fixes
-                             (patches/core/fixes), for the -rc branch;
-  out/upstream/linux/        [PATCH rdma-next n/m]: generic PD import in
-                             the core and its kselftest
-                             (patches/core/features), on top of the fixes;
+                             that users reach (patches/core/fixes), for
+                             the -rc branch and stable;
+  out/upstream/linux/        [PATCH rdma-next n/m]: the fixes that need
+                             fault injection, context import for drivers
+                             without query_ucontext() and its kselftest
+                             (patches/core/next), on top of the fixes;
   out/upstream/rdma-core/    [PATCH rdma-core n/m]: "Update kernel
-                             headers" from the for-next series, then
-                             patches/rdma-core.
+                             headers" by rdma-core's kernel-headers/update
+                             --not-final when the kernel series changes
+                             include/uapi/rdma, then patches/rdma-core.
 ibpd itself (driver, provider, DV library) stays out of tree and is not
 staged.
 
@@ -60,6 +63,8 @@ HERE = os.path.dirname(os.path.realpath(__file__))
 TOP = os.path.realpath(os.path.join(HERE, "..", ".."))
 CACHE = os.environ.get("IBPD_CACHE") or os.path.expanduser("~/.cache/ibpd")
 RDMA_CORE_VERSION = "65.0"
+# its private ABI, which the series does not move on
+PABI = "65"
 COVER = "0000-cover-letter.patch"
 PROG = "stage-upstream"
 
@@ -237,7 +242,7 @@ def stored_series():
     """The stored patches: fixes, features, rdma-core; each in the stored
     format and without an identity."""
     series = [sorted(glob.glob(os.path.join(TOP, "patches", d, "*.patch")))
-              for d in ("core/fixes", "core/features", "rdma-core")]
+              for d in ("core/fixes", "core/next", "rdma-core")]
     for p in sum(series, []):
         lines = read(p).split("\n")
         if not lines[0].startswith("Subject: ") or "---" not in lines:
@@ -249,11 +254,17 @@ def stored_series():
     return series
 
 
+UAPI = "include/uapi/rdma"
+
+
 def stage_kernel(st, src, fixes, features):
-    """The kernel repository: only the files the series touch, as the
-    pristine source has them (the patches then apply to the full tree).
-    Returns the repository and the ids of its base and of the fixes."""
+    """The kernel repository: the files the series touch and the uAPI
+    headers that rdma-core copies (include/uapi/rdma, for its
+    kernel-headers/update), as the pristine source has them (the patches
+    then apply to the full tree). Returns the repository and the ids of its
+    base and of the fixes."""
     repo = os.path.join(st.work, "repo")
+    shutil.copytree(os.path.join(src, UAPI), os.path.join(repo, UAPI))
     for f in touched(fixes + features):
         # a file that a patch of the series creates
         if not os.path.isfile(os.path.join(src, f)):
@@ -287,31 +298,43 @@ def rdma_core_pristine(d):
     os.rmdir(unpack)
 
 
-def stage_rdma_core(st, krepo, out, rc_patches, values):
-    """rdma-core: "Update kernel headers" from the staged for-next kernel
-    series, then the stored patches, against the pristine release."""
+def headers_update(st, rc, krepo, commit, out):
+    """rdma-core's own kernel-headers/update --not-final, in the rdma-core
+    repository rc, against the kernel repository krepo at commit: its
+    "Update kernel headers" commit (signed off with the identity in rc's
+    configuration), or none when the headers are the same ("Commit is
+    empty"). Its output in the file out; True when it ran."""
+    st.git(rc, "config", "user.name", st.name)
+    st.git(rc, "config", "user.email", st.email)
+    rc_ = run(["/usr/bin/python3", "kernel-headers/update", "--not-final",
+               krepo, commit], out=out, cwd=rc)
+    return rc_ == 0 or bool(grep("Commit is empty", out))
+
+
+def stage_rdma_core(st, krepo, kernel_patches, out, rc_patches, values):
+    """rdma-core: "Update kernel headers" when the kernel series changes
+    the uAPI headers, then the stored patches, against the pristine
+    release. Returns the repository and its base."""
     rc = os.path.join(st.work, "rdma-core")
     rdma_core_pristine(rc)
     base = st.init(rc, f"base: rdma-core {RDMA_CORE_VERSION} as packaged")
 
-    # 1. the kernel headers the for-next series changes
-    hdr = "include/uapi/rdma/ib_user_ioctl_cmds.h"
-    shutil.copyfile(os.path.join(krepo, hdr),
-                    os.path.join(rc, "kernel-headers/rdma",
-                                 os.path.basename(hdr)))
-    kcommit = st.git(krepo, "log", "-1", "--abbrev=12", '--format=%h ("%s")',
-                     "--", hdr, stdout=subprocess.PIPE,
-                     text=True).stdout.rstrip("\n")
-    st.git(rc, "add", "-A")
-    st.git(rc, "commit", "-q", "-s", "-m", "Update kernel headers",
-           "-m", f"To commit: {kcommit}.")
+    # 1. the kernel headers, if the kernel series changes them
+    if touched(kernel_patches, UAPI + "/"):
+        if not headers_update(st, rc, krepo, "HEAD",
+                              os.path.join(st.work, "headers-update.log")):
+            raise StageError("kernel-headers/update failed: "
+                             f"{st.work}/headers-update.log")
 
     # 2. libibverbs, rxe and siw, the test
     st.apply_series(rc, rc_patches)
     os.makedirs(out, exist_ok=True)
+    values["nrc"] = len(output(["git", "-C", rc, "rev-list",
+                                f"{base}..HEAD"]).split())
     st.format_series(rc, f"{base}..HEAD", out, "PATCH rdma-core",
                      os.path.join(TOP, "patches/rdma-core/cover-letter"),
                      values)
+    return rc, base
 
 
 def ls_series(up):
@@ -358,43 +381,44 @@ def stage(argv):
     repo, base, fixed = stage_kernel(st, src, fixes, features)
     values = {"source": os.path.basename(src), "kver": kver,
               "nfix": len(fixes), "nfeat": len(features),
-              "nrc": len(rc_patches) + 1,
               "rdma_core_version": RDMA_CORE_VERSION}
+    # the cover letters name the rdma-core series' length: stage it first
+    rc, rc_base = stage_rdma_core(st, repo, fixes + features,
+                                  os.path.join(up, "rdma-core"), rc_patches,
+                                  values)
+    log(f"rdma-core series: {up}/rdma-core")
     cover = os.path.join(TOP, "patches/core/{}/cover-letter")
     st.format_series(repo, f"{base}..{fixed}", os.path.join(up, "linux-fixes"),
                      "PATCH rdma-rc", cover.format("fixes"), values)
     st.format_series(repo, f"{fixed}..HEAD", os.path.join(up, "linux"),
-                     "PATCH rdma-next", cover.format("features"), values)
+                     "PATCH rdma-next", cover.format("next"), values)
     log(f"kernel series for {os.path.basename(src)}: {up}/linux-fixes "
         f"({len(fixes)} patches), {up}/linux ({len(features)} patches)")
-
-    # rdma-core, against the for-next series' headers
-    stage_rdma_core(st, repo, os.path.join(up, "rdma-core"), rc_patches,
-                    values)
-    log(f"rdma-core series: {up}/rdma-core")
     ls_series(up)
     if not check:
         return 0
-    return Check(st, series, src, kver, up, fixes + features).run()
+    return Check(st, series, src, kver, up, fixes + features,
+                 (repo, base, rc, rc_base)).run()
 
 
 class Check:
     """--check: apply, the modules, the kselftests, checkpatch; then the
     rdma-core series."""
 
-    def __init__(self, st, series, src, kver, up, stored):
+    def __init__(self, st, series, src, kver, up, stored, repos):
         self.st, self.series, self.src, self.kver = st, series, src, kver
         self.up, self.stored, self.work = up, stored, st.work
+        self.krepo, self.kbase, self.rc, self.rc_base = repos
         self.tree = os.path.join(self.work, "linux")
         self.obj = os.path.join(self.work, "obj")
         self.out = os.path.join(self.work, "out")
         self.kpatches = (patches(os.path.join(up, "linux-fixes")) +
                          patches(os.path.join(up, "linux")))
-        self.tap = Tap(6 + RdmaCoreCheck.NTESTS)
+        self.tap = Tap(7 + RdmaCoreCheck.NTESTS)
 
     def run(self):
         for case in (self.refusal, self.numbering, self.apply, self.core,
-                     self.kselftests, self.checkpatch):
+                     self.kselftests, self.checkpatch, self.headers):
             case()
         RdmaCoreCheck(os.path.join(self.up, "rdma-core"), self.work,
                       self.tap).run()
@@ -451,12 +475,17 @@ class Check:
             if not (grep(r'^Fixes: [0-9a-f]{12} \(".*"\)$', p) and
                     "Cc: stable@vger.kernel.org" in read(p).split("\n")):
                 problems.append(f"# {p}: no Fixes: or no Cc: stable")
+        # for-next: a fix there needs fault injection to reach, not stable
+        for p in patches(os.path.join(self.up, "linux")):
+            if grep(r"^Cc: stable", p):
+                problems.append(f"# {p}: Cc: stable in for-next")
         with open(self.out, "w") as f:
             f.write("".join(l + "\n" for l in problems if l))
         self.tap.out = self.out
         self.tap.ok(not problems, "three series, [PATCH <tree> n/m] with "
-                    f"cover letters, signed off by {name} alone; the fixes "
-                    "with Fixes: and Cc: stable")
+                    f"cover letters, signed off by {name} alone; the -rc "
+                    "fixes with Fixes: and Cc: stable, for-next without "
+                    "Cc: stable")
 
     def apply(self):
         log(f"pristine copy of {os.path.basename(self.src)} (hard links)")
@@ -520,10 +549,10 @@ class Check:
             ["mkdir", "-p", ksft],
             ["make", "-C", rdma, f"OUTPUT={ksft}",
              f"KHDR_INCLUDES=-isystem {self.obj}/usr/include", "W=1", "all"]])
-        built = os.access(os.path.join(ksft, "pd_import"), os.X_OK)
+        built = os.access(os.path.join(ksft, "shared_ucontext"), os.X_OK)
         self.tap.ok(rc == 0 and built and
                     not grep("warning|error", self.out, re.I),
-                    "tools/testing/selftests/rdma builds pd_import "
+                    "tools/testing/selftests/rdma builds shared_ucontext "
                     "(no warnings)")
 
     def checkpatch(self):
@@ -562,6 +591,57 @@ class Check:
                     not grep("traceback", self.out, re.I),
                     "checkpatch --strict: 0 errors, 0 warnings, 0 checks on "
                     "every kernel patch")
+
+    def headers(self):
+        """rdma-core's own kernel-headers/update --not-final against the
+        staged kernel tree, at its base (the pristine source) and at the
+        head of the for-next series, each in a clone of the pristine
+        rdma-core: what the series gives rdma-core's headers is the
+        difference. It must be the staged "Update kernel headers" commit
+        when there is one, and nothing when there is none."""
+        heads = {}
+        out = os.path.join(self.work, "headers")
+        open(out, "w").close()
+        for name, commit in (("base", self.kbase), ("series", "HEAD")):
+            d = os.path.join(self.work, f"headers-{name}")
+            shutil.rmtree(d, ignore_errors=True)
+            self.st.git(self.work, "clone", "-q", self.rc, d)
+            self.st.git(d, "checkout", "-q", "-b", "headers", self.rc_base)
+            if not headers_update(self.st, d, self.krepo, commit,
+                                  out + "." + name):
+                with open(out, "a") as f:
+                    f.write(read(out + "." + name))
+                heads[name] = None
+                continue
+            heads[name] = output(["git", "-C", d, "rev-parse",
+                                  "HEAD:kernel-headers"])
+        base_dir = os.path.join(self.work, "headers-base")
+        drift = output(["git", "-C", base_dir, "diff", "--name-only",
+                        self.rc_base, "HEAD", "--", "kernel-headers"])
+        drift = " ".join(os.path.basename(f) for f in drift.split())
+        first = output(["git", "-C", self.rc, "log", "--reverse",
+                        "--format=%H %s", f"{self.rc_base}..HEAD"])
+        first = first.split("\n")[0].split(" ", 1) if first else ["", ""]
+        staged = first[1] == "Update kernel headers"
+        self.tap.out = out
+        if staged:
+            want = output(["git", "-C", self.rc, "rev-parse",
+                           f"{first[0]}:kernel-headers"])
+            good = heads["series"] is not None and heads["series"] == want
+            what = ("the staged \"Update kernel headers\" is what rdma-core's "
+                    "kernel-headers/update --not-final writes for the staged "
+                    "kernel tree")
+        else:
+            good = None not in heads.values() and \
+                heads["series"] == heads["base"]
+            print(f"# kernel-headers/update --not-final against "
+                  f"{self.kver}'s source changes {drift or 'nothing'}, "
+                  "with the kernel series as without it", flush=True)
+            what = ("no \"Update kernel headers\": rdma-core's "
+                    "kernel-headers/update --not-final writes the same "
+                    "headers for the staged kernel tree as for the pristine "
+                    "source (the kernel series adds no uAPI)")
+        self.tap.ok(good, what)
 
 
 def rdma_core_build(out):
@@ -662,16 +742,16 @@ class RdmaCoreCheck:
         # what the series promises: the new private ABI with the generic
         # import, rxe and siw linking to it
         self.case(".log", lambda f: self.exports(build, f),
-                  "provider ABI 66 with the generic import (context, PD, MR), "
-                  "which rxe and siw use")
+                  f"the generic import (context, PD, MR) in the release's "
+                  f"private ABI {PABI}, which rxe and siw use")
         self.case(".check-build.log",
                   lambda f: built and run([
                       "/usr/bin/python3",
                       os.path.realpath(__file__), "check-build-tests",
                       "buildlib/check-build", "--src", "..", "--cc", "gcc"],
                       out=f.name, cwd=build) == 0,
-                  "rdma-core's buildlib/check-build (private ABI, headers "
-                  "alone in C and C++)")
+                  "rdma-core's buildlib/check-build (private ABI, library "
+                  "names, headers alone in C and C++)")
         abi_log = self.w + ".abi.log"
         with open(abi_log, "w") as f:
             good = built and self.abi(os.path.join(d, "src"),
@@ -693,9 +773,9 @@ class RdmaCoreCheck:
         lib = os.path.join(build, "lib")
         imports = ["verbs_import_pd", "verbs_unimport_pd", "verbs_import_mr",
                    "verbs_unimport_mr", "_verbs_import_and_alloc_context"]
-        wanted = [("ibverbs", "libibverbs.so.1", "IBVERBS_PRIVATE_66 +",
-                   ["ibv_cmd_query_pd"] + imports)]
-        wanted += [(drv, f"lib{drv}-rdmav66.so", " ", imports)
+        wanted = [("ibverbs", "libibverbs.so.1", f"IBVERBS_PRIVATE_{PABI} +",
+                   imports)]
+        wanted += [(drv, f"lib{drv}-rdmav{PABI}.so", " ", imports)
                    for drv in ("rxe", "siw")]
         for name, so, before, syms in wanted:
             dump = os.path.join(build, f"{name}.syms")
@@ -736,8 +816,8 @@ class RdmaCoreCheck:
     # siw are provider modules with the private ABI only (set aside
     # below); tests and packaging are built into no library; the top
     # CMakeLists.txt may only move the private ABI on (IBVERBS_PABI_VERSION,
-    # checked). The headers it changes beyond libibverbs' own,
-    # libibverbs/driver.h and kernel-headers/rdma/ib_user_ioctl_cmds.h, are
+    # checked; the series leaves it alone). The headers it may change beyond
+    # libibverbs' own, libibverbs/driver.h and the kernel headers, are
     # internal ones (publish_internal_headers: not installed), so they are
     # in no library's public interface: librdmacm, libibumad, libibmad,
     # libibnetdisc and the DV libraries (libmlx5, libefa, ...) keep their
@@ -784,8 +864,8 @@ class RdmaCoreCheck:
         libraries the series can change (ABI_SCOPE: libibverbs), against
         the pristine release's build (what a stable branch's ABI files
         would hold, which the release tarball lacks), less libibverbs'
-        private symbols (IBVERBS_PRIVATE_*: the series moves them on to 66;
-        they bind only rdma-core's own providers, built with it)."""
+        private symbols (IBVERBS_PRIVATE_*: the series adds to them; they
+        bind only rdma-core's own providers, built with it)."""
         new = os.path.join(src, "build/lib")
         old = os.path.join(pristine, "lib")
         if not pristine or not os.path.isdir(old):
@@ -854,12 +934,10 @@ class RdmaCoreCheck:
 def check_build_tests(argv):
     """rdma-core's own build-time tests (buildlib/check-build: the private
     ABI of every provider, the published and installed headers compiled
-    alone in C and C++), less three: two fail for reasons outside the
-    series (the release tarball's PACKAGE_VERSION 65.0 is older than the
-    private ABI 66 that the series moves to, upstream master is already
-    66.0; the static link test wants an -DENABLE_STATIC=1 build and fails
-    on a pristine 65.0 here too), and the ABI test, test_verbs_uapi, which
-    RdmaCoreCheck.abi() runs in the form a stable branch would."""
+    alone in C and C++, the libraries' names against the release), less
+    two: the static link test, which wants an -DENABLE_STATIC=1 build and
+    fails on a pristine 65.0 here too, and the ABI test, test_verbs_uapi,
+    which RdmaCoreCheck.abi() runs in the form a stable branch would."""
     script = "../" + argv[0]
     sys.argv = [script] + argv[1:]
     src = read(script)
@@ -867,8 +945,7 @@ def check_build_tests(argv):
     exec(compile(src[:src.index("funcs = globals();")], script, "exec"), g)
     for k, v in list(g.items()):
         if k.startswith("test_") and inspect.isfunction(v) and \
-                k not in ("test_lib_names", "test_static_libs",
-                          "test_verbs_uapi"):
+                k not in ("test_static_libs", "test_verbs_uapi"):
             print("# check-build:", k, flush=True)
             v(g["args"])
     return 0

@@ -14,7 +14,7 @@
 #   provider-all        for every ABI we test (34, 65)
 #   provider-abiNN      for ABI NN: $(B)/provider/abiNN/ (IBPD_RDMA_CORE_NN:
 #                       against that rdma-core build tree instead of the
-#                       cache's, e.g. the staged series' for ABI 66, or
+#                       cache's, e.g. the staged series' build, or
 #                       the one debian/rules is given)
 #   provider-tests      $(B)/provider/{seed_test,dv_test,lifecycle_test}
 #   provider-check      the verbs tests in the VM, ibpd0 and rxe0, with the
