@@ -76,8 +76,9 @@ DECLARE_UVERBS_NAMED_METHOD(IBPD_METHOD_PD_ALLOC,
 
 /*
  * Import looks the handle up with READ access in the caller's file and
- * reports what the importer needs. It creates nothing and takes no
- * reference: the PD lives until someone destroys it.
+ * reports what the importer needs. It creates nothing and leaves no
+ * reference behind: the core holds the uobject, locked shared, only while
+ * the method runs, and the PD lives until someone destroys it.
  */
 static int UVERBS_HANDLER(IBPD_METHOD_PD_IMPORT)(struct uverbs_attr_bundle *attrs)
 {
