@@ -62,8 +62,8 @@ dbg_gone() {
 # Waits up to 20 s for CMD to succeed (namespaces are cleaned up
 # asynchronously).
 wait_for() {
-	local i
-	for i in $(seq 200); do
+	local _
+	for _ in $(seq 200); do
 		"$@" && return 0
 		sleep 0.1
 	done

@@ -34,7 +34,7 @@ hold() {
 		grep -q ready "$tmp/hold-$tag.out" && break
 		sleep 0.1
 	done
-	hold_fd=$(for f in /proc/$hold_pid/fd/*; do
+	hold_fd=$(for f in "/proc/$hold_pid"/fd/*; do
 		case $(readlink "$f") in /dev/infiniband/uverbs*) basename "$f";; esac
 	done | grep -vx 9)
 }

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+# shellcheck shell=bash
 #
 # kselftest-style TAP for the shell tests: source it, call "ok STATUS DESC"
 # per case (STATUS 0 = pass; on failure $tap_out, if set, is shown), and

@@ -26,12 +26,14 @@ cat > "$tmp/bin/dpkg-query" <<-'EOF'
 	for a; do [ "$a" = kmod ] && exit 1; done
 	exec /usr/bin/dpkg-query "$@"
 	EOF
+# shellcheck disable=SC2016 # the $s are the fake commands' own
 printf '#!/bin/sh\necho "apt-get $*" >> "%s/apt.log"\n[ "$1" = update ]\n' "$tmp" > "$tmp/bin/apt-get"
+# shellcheck disable=SC2016 # the $s are the fake commands' own
 printf '#!/bin/sh\n[ "$1" = -u ] && echo "$FAKE_UID" || exec /usr/bin/id "$@"\n' > "$tmp/bin/id"
 printf '#!/bin/sh\necho "sudo: a password is required" >&2\nexit 1\n' > "$tmp/bin/sudo"
 chmod +x "$tmp"/bin/*
 fresh_make() {	# fresh_make UID: plain make there
-	env PATH="$tmp/bin:/usr/bin:/bin" FAKE_UID=$1 IBPD_CACHE="$tmp/cache" \
+	env PATH="$tmp/bin:/usr/bin:/bin" FAKE_UID="$1" IBPD_CACHE="$tmp/cache" \
 		make --no-print-directory -C "$top"
 }
 expect_rc 2 "make as a user without sudo on a machine without kmod: fails" fresh_make 1000

@@ -17,6 +17,7 @@
 # first install to upgrade.
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
+# shellcheck disable=SC2119 # no plan yet: it is printed once known
 tap_setup
 kernel=${IBPD_DEB_KERNEL:-6.1}
 old=$top/out/deb

@@ -82,8 +82,8 @@ ok $? "installed ibpd: no rpath, runs with the installed library"
 # The issue's acceptance: only PKG_CONFIG_PATH points into DESTDIR; the
 # relocatable libibpd.pc finds the headers and library next to itself.
 export PKG_CONFIG_PATH=$dest$prefix/lib/pkgconfig
-flags=$(pkg-config --cflags --libs libibpd 2> "$tmp/out")
-flags=$(echo $flags)
+read -ra flagv <<< "$(pkg-config --cflags --libs libibpd 2> "$tmp/out")"
+flags="${flagv[*]}"
 pc=$dest$prefix/lib/pkgconfig
 # libibverbs.pc adds its own flags (libnl's include directory)
 case " $flags " in
@@ -113,9 +113,8 @@ int main(void)
 	return ibpddv_import_pd(NULL, 0, 1) || errno != EOPNOTSUPP;
 }
 C
-# shellcheck disable=SC2086 # the flags are words
 echo "gcc ... $flags" > "$tmp/out"
-gcc -Wall -Werror -o "$tmp/prog" "$tmp/prog.c" $flags >> "$tmp/out" 2>&1 &&
+gcc -Wall -Werror -o "$tmp/prog" "$tmp/prog.c" "${flagv[@]}" >> "$tmp/out" 2>&1 &&
 	LD_LIBRARY_PATH=$dest$prefix/lib "$tmp/prog" >> "$tmp/out" 2>&1
 ok $? "a program using the installed DV header and library compiles, links, runs"
 

@@ -34,6 +34,7 @@ expect_rc 1 "vm-run -- false" "$top/scripts/vm/vm-run" --no-ibpd -- false
 
 # An untracked program in the working tree runs in the VM by its path.
 prog=$(mktemp "$top/scripts/tests/untracked-XXXXXX")
+# shellcheck disable=SC2016 # expanded by the program, in the VM
 printf '#!/bin/sh\necho "marker $(uname -r)"\nexit 42\n' > "$prog"
 chmod +x "$prog"
 expect_rc 42 "vm-run: untracked program runs, status propagates" \
@@ -47,6 +48,7 @@ expect_rc 1 "vm-run: kernel splat fails the run" "$top/scripts/vm/vm-run" \
 
 # The watchdog stops a silent VM, not a slow one: a job that talks every
 # 4 s runs past --idle 10, one that goes quiet is stopped as hung.
+# shellcheck disable=SC2016 # expanded by the job, in the VM
 expect_rc 0 "vm-run --idle 10: a job that prints every 4 s for 24 s runs to its end" \
 	"$top/scripts/vm/vm-run" --no-ibpd --idle 10 -- \
 	sh -c 'for i in 1 2 3 4 5 6; do echo "tick $i"; sleep 4; done'

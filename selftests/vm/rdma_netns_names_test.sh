@@ -17,8 +17,9 @@
 #   scripts/vm/vm-run --kernel 7 --modules dummy -- selftests/vm/rdma_netns_names_test.sh
 set -u
 cache=${IBPD_CACHE:-$HOME/.cache/ibpd}
-src=$(ls -d "$cache"/kernels/*/source/tools/testing/selftests 2> /dev/null |
+src=$(printf '%s\n' "$cache"/kernels/*/source/tools/testing/selftests |
       sort -V | tail -n 1)
+[ -d "$src" ] || src=
 test=rdma/rxe_netns_names.sh
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -17,11 +17,11 @@ if [ -d /sys/class/net ] && ! [ -e /sys/class/infiniband/rxe0 ]; then
 		echo "# could not bring up rxe0"
 fi
 
-export IBPD_STRESS_PROCS=${IBPD_STRESS_PROCS:-4}
-export IBPD_STRESS_OPS=${IBPD_STRESS_OPS:-5000}
-export IBPD_FUZZ_ITERS=${IBPD_FUZZ_ITERS:-20000}
-export IBPD_FUZZ_SECONDS=${IBPD_FUZZ_SECONDS:-90}
-export IBPD_CYCLES=${IBPD_CYCLES:-10}
+export IBPD_STRESS_PROCS="${IBPD_STRESS_PROCS:-4}"
+export IBPD_STRESS_OPS="${IBPD_STRESS_OPS:-5000}"
+export IBPD_FUZZ_ITERS="${IBPD_FUZZ_ITERS:-20000}"
+export IBPD_FUZZ_SECONDS="${IBPD_FUZZ_SECONDS:-90}"
+export IBPD_CYCLES="${IBPD_CYCLES:-10}"
 
 for t in ibpd_test stress/ibpd_stress ibpd_fail_nth stress/ibpd_fuzz; do
 	"$build/selftests/$t" || rc=1

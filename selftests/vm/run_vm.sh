@@ -11,7 +11,7 @@ dir=$(cd "$(dirname "$0")" && pwd)
 
 "$dir/rxe_up.sh"
 
-export IBPD_FUZZ_SECONDS=${IBPD_FUZZ_SECONDS:-20}
+export IBPD_FUZZ_SECONDS="${IBPD_FUZZ_SECONDS:-20}"
 for t in ibpd_test stress/ibpd_stress stress/ibpd_fuzz; do
 	"$build/selftests/$t" || rc=1
 done

@@ -6,6 +6,8 @@
 # Exit status 0 when rxe0 is up.
 [ -d /sys/module/rdma_rxe ] || { echo "# rdma_rxe is not loaded"; exit 1; }
 ip link add dummy0 type dummy 2>/dev/null
-ip link set dummy0 up &&
-	rdma link add rxe0 type rxe netdev dummy0 ||
-	{ echo "# could not bring up rxe0"; exit 1; }
+if ! ip link set dummy0 up ||
+   ! rdma link add rxe0 type rxe netdev dummy0; then
+	echo "# could not bring up rxe0"
+	exit 1
+fi
