@@ -4,16 +4,17 @@
 # Static checks, kselftest-style TAP: on every kernel of $KERNELS the module
 # builds with W=1 and sparse (C=2) without a warning (sid's sparse, built by
 # scripts/build/sparse-fetch, where bookworm's is too old for the headers),
-# checkpatch --strict is clean, and each uapi header compiles alone in C and
-# in C++.
+# checkpatch --strict is clean, the shell scripts pass shellcheck and the
+# Python ones pyflakes, and each uapi header compiles alone in C and in C++.
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
+# shellcheck disable=SC2119 # no plan yet: it is printed once known
 tap_setup
 kernels=${KERNELS:-6.1 6.12 7}
 kdir=$("$top/scripts/build/kernel-dir" "${kernels%% *}")
 
 hdrs=$(cd "$top/uapi" && ls rdma/*.h)
-echo "1..$((2 + 2 * $(echo "$kernels" | wc -w) + 2 * $(echo "$hdrs" | wc -w)))"
+echo "1..$((4 + 2 * $(echo "$kernels" | wc -w) + 2 * $(echo "$hdrs" | wc -w)))"
 
 # A clean build (every file compiled) with sparse on every file (C=2).
 for k in $kernels; do
@@ -56,6 +57,29 @@ perl "$kdir/source/scripts/checkpatch.pl" --no-tree --strict --terse \
 	> "$tmp/out" 2>&1
 ! grep -q -E 'ERROR|WARNING|CHECK' "$tmp/out"
 ok $? "checkpatch --strict: 0 errors, 0 warnings, 0 checks"
+
+# Every tracked script, by name or by its #! line. shellcheck follows what
+# they source (-x, from their own directory); each exclusion sits in the
+# script with its reason.
+scripts=$(cd "$top" && git ls-files | while read -r f; do
+	case $f in
+	*.sh) echo "$f" ;;
+	*.py) ;;
+	*) head -c 64 "$f" 2> /dev/null | grep -q '^#!.*\(bash\|/sh\)' && echo "$f" ;;
+	esac
+done)
+pys=$(cd "$top" && git ls-files | while read -r f; do
+	case $f in
+	*.py) echo "$f" ;;
+	*) head -c 64 "$f" 2> /dev/null | grep -q '^#!.*python' && echo "$f" ;;
+	esac
+done)
+# shellcheck disable=SC2086 # the lists are words: tracked paths, no blanks
+(cd "$top" && shellcheck -x -P SCRIPTDIR -f gcc $scripts) > "$tmp/out" 2>&1
+ok $? "shellcheck: $(echo "$scripts" | wc -w) shell scripts, no finding"
+# shellcheck disable=SC2086 # the lists are words: tracked paths, no blanks
+(cd "$top" && pyflakes3 $pys) > "$tmp/out" 2>&1
+ok $? "pyflakes: $(echo "$pys" | wc -w) Python scripts, no finding"
 
 # Debian's docutils (python3-docutils): fail on any warning.
 PATH=/usr/bin:$PATH rst2html --halt=warning --report=warning \
