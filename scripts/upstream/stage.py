@@ -239,10 +239,10 @@ class Stager:
 
 
 def stored_series():
-    """The stored patches: fixes, features, rdma-core; each in the stored
-    format and without an identity."""
+    """The stored patches: fixes, for-next, rdma-core, the stable
+    backports; each in the stored format and without an identity."""
     series = [sorted(glob.glob(os.path.join(TOP, "patches", d, "*.patch")))
-              for d in ("core/fixes", "core/next", "rdma-core")]
+              for d in ("core/fixes", "core/next", "rdma-core", "stable")]
     for p in sum(series, []):
         lines = read(p).split("\n")
         if not lines[0].startswith("Subject: ") or "---" not in lines:
@@ -337,6 +337,35 @@ def stage_rdma_core(st, krepo, kernel_patches, out, rc_patches, values):
     return rc, base
 
 
+# The stable trees that the backports of patches/stable are for: the
+# kernels of the debug build and of the stock tests that have the bugs.
+STABLE = ("6.1", "6.12")
+
+
+def stage_stable(st, up, paths):
+    """The stable backports, one series per stable tree, each against
+    that tree's packaged source: out/upstream/stable-<tree>/, [PATCH
+    <tree>.y n/m]. Returns [(tree, source, release, patches)]."""
+    staged = []
+    for tree in STABLE if paths else ():
+        kdir = output([os.path.join(TOP, "scripts/build/kernel-fetch"), tree])
+        if not kdir:
+            raise StageError(f"no kernel source {tree}")
+        src = os.path.realpath(os.path.join(kdir, "source"))
+        repo = os.path.join(st.work, f"stable-{tree}")
+        for f in touched(paths):
+            os.makedirs(os.path.join(repo, os.path.dirname(f)), exist_ok=True)
+            shutil.copy(os.path.join(src, f), os.path.join(repo, f))
+        base = st.init(repo, f"base: {os.path.basename(src)} as packaged")
+        st.apply_series(repo, paths)
+        out = os.path.join(up, f"stable-{tree}")
+        st.format_series(repo, f"{base}..HEAD", out, f"PATCH {tree}.y",
+                         os.path.join(TOP, "patches/stable/cover-letter"), {})
+        staged.append((tree, src, read(os.path.join(kdir, "kver")).strip(),
+                       patches(out)))
+    return staged
+
+
 def ls_series(up):
     """ls of the series' directories, on stderr."""
     dirs = sorted(glob.glob(os.path.join(up, "*")))
@@ -357,7 +386,12 @@ def stage(argv):
         log("no git identity: set git config user.name and user.email;")
         raise StageError("the series' From: and Signed-off-by: are yours, "
                          "whoever stages them sends them")
-    fixes, features, rc_patches = stored_series()
+    # Staging goes on (make check stages too), but such a series cannot
+    # be sent: the DCO wants a known identity that replies can reach.
+    if re.search(r"\.(example|invalid|test)$|noreply", email, re.I):
+        log(f"warning: {email} is no address a maintainer can reply to: "
+            "set your own (git config user.name/user.email) before sending")
+    fixes, features, rc_patches, stable = stored_series()
 
     kdir = output([os.path.join(TOP, "scripts/build/kernel-fetch"), series])
     if not kdir:
@@ -394,32 +428,39 @@ def stage(argv):
                      "PATCH rdma-next", cover.format("next"), values)
     log(f"kernel series for {os.path.basename(src)}: {up}/linux-fixes "
         f"({len(fixes)} patches), {up}/linux ({len(features)} patches)")
+    staged = stage_stable(st, up, stable)
+    if staged:
+        log("stable backports: " + ", ".join(
+            f"{up}/stable-{t} ({len(p)} patches)" for t, _, _, p in staged))
     ls_series(up)
     if not check:
         return 0
     return Check(st, series, src, kver, up, fixes + features,
-                 (repo, base, rc, rc_base)).run()
+                 (repo, base, rc, rc_base), staged).run()
 
 
 class Check:
     """--check: apply, the modules, the kselftests, checkpatch; then the
     rdma-core series."""
 
-    def __init__(self, st, series, src, kver, up, stored, repos):
+    def __init__(self, st, series, src, kver, up, stored, repos, stable):
         self.st, self.series, self.src, self.kver = st, series, src, kver
         self.up, self.stored, self.work = up, stored, st.work
         self.krepo, self.kbase, self.rc, self.rc_base = repos
+        self.stable_series = stable
         self.tree = os.path.join(self.work, "linux")
         self.obj = os.path.join(self.work, "obj")
         self.out = os.path.join(self.work, "out")
         self.kpatches = (patches(os.path.join(up, "linux-fixes")) +
                          patches(os.path.join(up, "linux")))
-        self.tap = Tap(7 + RdmaCoreCheck.NTESTS)
+        self.tap = Tap(7 + RdmaCoreCheck.NTESTS + len(stable))
 
     def run(self):
         for case in (self.refusal, self.numbering, self.apply, self.core,
                      self.kselftests, self.checkpatch, self.headers):
             case()
+        for staged in self.stable_series:
+            self.stable(*staged)
         RdmaCoreCheck(os.path.join(self.up, "rdma-core"), self.work,
                       self.tap).run()
         return self.tap.totals()
@@ -450,7 +491,8 @@ class Check:
         """The numbering, and no patch signed by anyone but the caller."""
         name, email = self.st.name, self.st.email
         problems = []
-        for d in ("linux-fixes", "linux", "rdma-core"):
+        stable = [f"stable-{t}" for t, _, _, _ in self.stable_series]
+        for d in ["linux-fixes", "linux", "rdma-core"] + stable:
             d = os.path.join(self.up, d)
             all_ = sorted(glob.glob(os.path.join(d, "0*.patch")))
             want = re.compile(r"^Subject: \[PATCH [a-z-]+ [0-9]+/%d\] " %
@@ -479,13 +521,21 @@ class Check:
         for p in patches(os.path.join(self.up, "linux")):
             if grep(r"^Cc: stable", p):
                 problems.append(f"# {p}: Cc: stable in for-next")
+        # a stable backport names its upstream commit first
+        for d in stable:
+            for p in patches(os.path.join(self.up, d)):
+                body = read(p).split("\n\n", 1)[1]
+                if not re.match(r'commit [0-9a-f]{40} \("', body):
+                    problems.append(f"# {p}: no 'commit <sha1> (\"...\") "
+                                    "upstream' first")
         with open(self.out, "w") as f:
             f.write("".join(l + "\n" for l in problems if l))
         self.tap.out = self.out
-        self.tap.ok(not problems, "three series, [PATCH <tree> n/m] with "
-                    f"cover letters, signed off by {name} alone; the -rc "
-                    "fixes with Fixes: and Cc: stable, for-next without "
-                    "Cc: stable")
+        self.tap.ok(not problems, f"{3 + len(stable)} series, [PATCH <tree> "
+                    f"n/m] with cover letters, signed off by {name} alone; "
+                    "the -rc fixes with Fixes: and Cc: stable, for-next "
+                    "without Cc: stable, the stable backports naming their "
+                    "upstream commit")
 
     def apply(self):
         log(f"pristine copy of {os.path.basename(self.src)} (hard links)")
@@ -642,6 +692,48 @@ class Check:
                     "headers for the staged kernel tree as for the pristine "
                     "source (the kernel series adds no uAPI)")
         self.tap.ok(good, what)
+
+    def stable(self, tree, src, kver, paths):
+        """A stable tree's backports: they applied to its pristine source
+        (staging commits them there), checkpatch --strict of that tree is
+        clean, and each C file they change compiles with W=1 against the
+        stock kernel's prepared tree (as an object of an external build
+        directory: a compile check, not the kernel's own build, which the
+        debug kernel of 6.1 does)."""
+        kdir = output([os.path.join(TOP, "scripts/build/kernel-fetch"), tree])
+        out = os.path.join(self.work, f"stable-{tree}.log")
+        if os.path.isfile(out + ".cc"):
+            os.remove(out + ".cc")
+        env = dict(os.environ, GIT_DIR="/nonexistent",
+                   PATH="/usr/bin:" + os.environ.get("PATH", ""))
+        run(["perl", "scripts/checkpatch.pl", "--strict", "--show-types",
+             "--ignore", "FILE_PATH_CHANGES,UNKNOWN_COMMIT_ID", *paths],
+            out=out, cwd=src, env=env)
+        totals = [l.split() for l in grep("^total:", out)]
+        clean = len(totals) == len(paths) and \
+            all(t[1] == t[3] == t[5] == "0" for t in totals)
+        built = True
+        for f in [f for f in touched(paths) if f.endswith(".c")]:
+            d = os.path.join(self.work, f"stable-{tree}-cc",
+                             os.path.dirname(f))
+            shutil.rmtree(d, ignore_errors=True)
+            os.makedirs(d)
+            shutil.copy(os.path.join(self.work, f"stable-{tree}", f), d)
+            obj = os.path.basename(f)[:-2] + ".o"
+            with open(os.path.join(d, "Kbuild"), "w") as k:
+                k.write(f"obj-m := {obj}\n")
+            rc = run(["make", "-s", "-C", os.path.join(kdir, "build"),
+                      f"M={d}", "W=1", obj], out=out + ".cc", append=True)
+            built &= rc == 0 and os.path.isfile(os.path.join(d, obj)) and \
+                not grep("warning|error", out + ".cc", re.I)
+        with open(out, "a") as f:
+            f.write(read(out + ".cc") if os.path.isfile(out + ".cc") else "")
+        self.tap.out = out
+        self.tap.ok(clean and built,
+                    f"stable {tree}.y: {len(paths)} backports apply to "
+                    f"{os.path.basename(src)} ({kver}), checkpatch --strict "
+                    f"0/0/0, {' '.join(os.path.basename(f) for f in touched(paths))} "
+                    "compiles with W=1")
 
 
 def rdma_core_build(out):
