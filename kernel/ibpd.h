@@ -37,9 +37,15 @@ struct ibpd_dev {
 	u32 max_pd;
 	struct ibpd_ids mrs;		/* MR key indexes (key >> 8) */
 
-	/* "rdma link add": the netdev, and the netdevice notifier's list */
+	/*
+	 * "rdma link add": the netdev, the netdevice notifier's list, and
+	 * whether the netdev went (NETDEV_UNREGISTER) while the device could
+	 * not be taken (registering or moving to another namespace); under
+	 * ibpd_netdev_lock.
+	 */
 	struct net_device *netdev;
 	struct list_head netdev_list;
+	bool netdev_gone;
 
 	struct dentry *ddir;
 	bool fail_alloc_pd;

@@ -50,10 +50,21 @@ MODULE_PARM_DESC(max_pd,
 static LIST_HEAD(ibpd_netdev_devs);
 static DEFINE_MUTEX(ibpd_netdev_lock);
 
-/* At registration, and again after each network namespace move. */
+/*
+ * At registration, and again after each network namespace move, once the
+ * device can be taken (ib_device_try_get()): from here on the netdevice
+ * notifier unregisters it when its netdev goes, and what the notifier
+ * could not do before is done here.
+ */
 static int ibpd_enable_driver(struct ib_device *ibdev)
 {
-	return ibpd_debugfs_dev_init(to_idev(ibdev));
+	struct ibpd_dev *dev = to_idev(ibdev);
+
+	mutex_lock(&ibpd_netdev_lock);
+	if (dev->netdev_gone)
+		ib_unregister_device_queued(ibdev);
+	mutex_unlock(&ibpd_netdev_lock);
+	return ibpd_debugfs_dev_init(dev);
 }
 
 static void ibpd_dealloc_driver(struct ib_device *ibdev)
@@ -185,11 +196,13 @@ static struct rdma_link_ops ibpd_link_ops = {
 };
 
 /*
- * A netdev going away takes its devices with it, as for rxe and siw: the
- * unregistration is queued (this runs under RTNL), and its files are
- * disassociated. A device still registering is missed here, but the
- * netdev's unregistration repeats NETDEV_UNREGISTER until its last
- * reference, which that device holds, is gone.
+ * A netdev going away, or moving to another namespace, takes its devices
+ * with it, as for rxe and siw: the unregistration is queued (this runs
+ * under RTNL), and its files are disassociated. A move sends
+ * NETDEV_UNREGISTER once: a device that cannot be taken now (it is
+ * registering, or moving to another namespace itself) is marked, and
+ * ibpd_enable_driver() queues its unregistration when it can be taken; one
+ * that is unregistering needs nothing.
  */
 static int ibpd_netdev_event(struct notifier_block *nb, unsigned long event,
 			     void *ptr)
@@ -202,8 +215,12 @@ static int ibpd_netdev_event(struct notifier_block *nb, unsigned long event,
 
 	mutex_lock(&ibpd_netdev_lock);
 	list_for_each_entry(dev, &ibpd_netdev_devs, netdev_list) {
-		if (dev->netdev != netdev || !ib_device_try_get(&dev->ibdev))
+		if (dev->netdev != netdev)
 			continue;
+		if (!ib_device_try_get(&dev->ibdev)) {
+			dev->netdev_gone = true;
+			continue;
+		}
 		ib_unregister_device_queued(&dev->ibdev);
 		ib_device_put(&dev->ibdev);
 	}

@@ -15,10 +15,11 @@ dev=${IBPD_DEV:-ibpd0}
 n=4		# the holder's PDs; with its MR, n + 1 objects
 holder_in=""
 
-# The limit goes back to max before the cgroup goes: before 7.x the
-# controller keeps a cgroup's pool of a device while it has a limit, also
-# after the cgroup is freed, and the device's unregistration then corrupts
-# a list (kernel BUG in rdmacg_unregister_device() on 6.12 at rmmod).
+# The limit goes back to max before the cgroup goes: 6.1.y and 6.12.y
+# keep a cgroup's idle pool of a device while it has a limit, also after
+# the cgroup is freed, and the device's unregistration then corrupts a
+# list (kernel BUG in rdmacg_unregister_device() at rmmod; upstream
+# c68095c4a4c9 fixed it in 7.2, ibpd_rdmacg_teardown_test.sh tests it).
 cleanup() {
 	[ -n "$holder_in" ] && exec {holder_in}>&-
 	wait

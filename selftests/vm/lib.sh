@@ -10,7 +10,8 @@ rc=0
 # The kselftests that change cgroups and devices (exit status 4 is
 # kselftest's skip), then the unload test, which must come last.
 run_device_tests() {
-	for t in ibpd_memcg_test.sh ibpd_rdmacg_test.sh ibpd_lifecycle_test.sh; do
+	for t in ibpd_memcg_test.sh ibpd_rdmacg_test.sh \
+		 ibpd_rdmacg_teardown_test.sh ibpd_lifecycle_test.sh; do
 		"$dir/../$t"
 		r=$?
 		[ $r = 0 ] || [ $r = 4 ] || rc=1

@@ -29,6 +29,8 @@ done
 # a short soak (make soak runs the long one): before the lifecycle test,
 # which wants the namespaces the soak deletes gone
 IBPD_SOAK_SECONDS=${IBPD_SOAK_SECONDS:-60} "$build/selftests/stress/ibpd_soak" || rc=1
+# rdma link add racing its netdev's move and deletion (make soak: longer)
+"$dir/../ibpd_netdev_race_test.sh" || rc=1
 run_device_tests
 
 "$dir/kmemleak_check.sh" check || rc=1
