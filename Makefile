@@ -136,21 +136,21 @@ deps:
 
 check: deps
 	$(MAKE) all provider-all
-	scripts/vm/check
+	scripts/tests/check
 
 # The fast tier: the static checks, one kernel's kselftests and verbs tests.
 check-quick: all
-	KERNELS="$(or $(KERNELS),$(KERNEL))" IBPD_QUICK=1 scripts/vm/check
+	KERNELS="$(or $(KERNELS),$(KERNEL))" IBPD_QUICK=1 scripts/tests/check
 
 # Benchmarks in the test VM: a table of ratios, out/bench/{bench.json,bench.png}.
 bench: module lib $(B)/bench/ibpd_bench
-	scripts/vm/bench
+	scripts/tests/bench
 
 # The long soak on the debug kernel (a short one runs in make check).
 SOAK_MINUTES ?= 60
 soak: deps
 	$(MAKE) module selftests KERNEL=debug
-	SOAK_MINUTES=$(SOAK_MINUTES) scripts/vm/soak
+	SOAK_MINUTES=$(SOAK_MINUTES) scripts/tests/soak
 
 demo: deps
 	$(MAKE) all

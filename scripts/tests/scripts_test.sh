@@ -15,7 +15,7 @@ for s in warning oops kasan lockdep kmemleak; do
 done
 
 # soak-report RAW OUT VM_STATUS SPLAT_STATUS TARGETS
-soak() { "$top/scripts/vm/soak-report" "$here/logs/$1" "$tmp/soak" "$2" "$3" "$4"; }
+soak() { "$top/scripts/tests/soak-report" "$here/logs/$1" "$tmp/soak" "$2" "$3" "$4"; }
 mkdir -p "$tmp/soak"
 expect_rc 0 "soak-report: a clean short run passes" soak soak-pass.log 0 0 0
 [ -s "$tmp/soak/soak.png" ] && python3 -c 'import json, sys
