@@ -5,7 +5,7 @@
 # packages with dpkg-buildpackage, lintian-clean, with the dependencies and
 # files Debian expects; a changelog that disagrees with the Makefile's
 # VERSION stops the build. Then, in the test VM on the stock kernel
-# (scripts/tests/deb_vm.sh), apt-get installs them before the kernel's
+# (selftests/vm/deb_vm.sh), apt-get installs them before the kernel's
 # headers (DKMS adds the module, builds nothing); with the headers there,
 # an upgrade to a second version (built with deb-build --version) has DKMS
 # build and install the module of that version alone, modprobe loads it,
@@ -114,7 +114,7 @@ fi
 kcache=$("$top/scripts/build/kernel-dir" "$kernel")
 t=$SECONDS
 "$top/scripts/vm/vm-run" --kernel "$kernel" --no-ibpd -- \
-	"$here/deb_vm.sh" "$kcache" "$old" "$new" "$prev" > "$tmp/vm" 2>&1
+	"$top/selftests/vm/deb_vm.sh" "$kcache" "$old" "$new" "$prev" > "$tmp/vm" 2>&1
 rc=$?
 echo "# the VM: $((SECONDS - t)) s"
 # What the VM printed, apt-get's and DKMS's lines timed: kept for reading.
