@@ -18,8 +18,9 @@
 #                       the one debian/rules is given)
 #   provider-tests      $(B)/provider/{seed_test,dv_test,lifecycle_test}
 #   provider-check      the verbs tests in the VM, ibpd0 and rxe0, with the
-#                       system libibverbs, 56.1 and 65.0 (selftests/verbs/run.sh;
-#                       needs the module: make module)
+#                       system libibverbs, 56.1 and 65.0
+#                       (selftests/vm/run_verbs.sh in the VM; needs the
+#                       module: make module)
 #   provider-clean
 
 B          ?= build
@@ -112,7 +113,8 @@ $(B)/provider/dv_test $(B)/provider/lifecycle_test: \
 		-L$(B)/provider/abi$(provider-sys-abi) -libpd -libverbs
 
 provider-check: provider-all provider-tests
-	selftests/verbs/run.sh
+	scripts/vm/vm-run --modules "crc32_generic? rdma_rxe dummy" -- \
+		selftests/vm/run_verbs.sh
 
 provider-clean:
 	rm -rf $(B)/provider

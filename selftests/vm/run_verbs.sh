@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 #
-# run.sh [LIBS...]: the verbs-level tests in the test VM, with each
+# run_verbs.sh [LIBS...]: the verbs-level tests (selftests/verbs) in the
+# test VM (scripts/vm/vm-run --modules "crc32_generic? rdma_rxe dummy"), with each
 # libibverbs of LIBS (default: system 56.1 65.0): "system" is the installed
 # one, a version is Debian's rdma-core built in the cache
 # (scripts/build/rdma-core-fetch). ibpd's provider is the one built for that
@@ -13,23 +14,19 @@
 # to a namespace, left in a deleted namespace, deleted); with a built
 # rdma-core, its own tests (run_tests.py: test_pd, test_mr, test_device,
 # test_shared_pd) on ibpd0 and rxe0 against the expectations in
-# pyverbs.expect. Build first: make provider-all provider-tests.
+# pyverbs.expect. Build first: make provider-all provider-tests; the
+# libibverbs builds of LIBS are fetched on the host
+# (scripts/build/rdma-core-fetch VERSION), as the VM's root is read-only.
 # kselftest TAP, "# Totals:" lines; exit status 0 when everything passed.
 set -uo pipefail
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-top=$(cd "$here/../.." && pwd)
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+verbs=$top/selftests/verbs
 b=$top/build/provider
 libs=("$@")
 [ ${#libs[@]} != 0 ] || libs=(system 56.1 65.0)
 
-if [ -z "${IBPD_IN_VM:-}" ]; then
-	for l in "${libs[@]}"; do	# fetch on the host: the VM's root is read-only
-		[ "$l" = system ] || "$top/scripts/build/rdma-core-fetch" "$l" > /dev/null || exit 1
-	done
-	exec "$top/scripts/vm/vm-run" --modules "crc32_generic? rdma_rxe dummy" \
-		-- "$here/run.sh" "${libs[@]}"
-fi
+: "${IBPD_IN_VM:?run me in the test VM: scripts/vm/vm-run --modules \"crc32_generic? rdma_rxe dummy\" -- $0}"
 
 sys_abi() {
 	objdump -T "/usr/lib/$(gcc -print-multiarch)/libibverbs.so.1" |
@@ -104,11 +101,11 @@ for lib in "${libs[@]}"; do
 	harness "$lib lifecycle_test" "$b/lifecycle_test" || status=1
 	[ -n "$rc" ] || continue
 	for dev in ibpd0 rxe0; do	# rdma-core's own tests, built with it
-		PYTHONPATH=$rc/python /usr/bin/python3 "$here/pyverbs_run.py" \
+		PYTHONPATH=$rc/python /usr/bin/python3 "$verbs/pyverbs_run.py" \
 			"$rc/../tests" --dev "$dev" test_pd test_mr test_device \
 			test_shared_pd > "/tmp/pyverbs-$lib-$dev" \
 			2> "/tmp/pyverbs-$lib-$dev.log"
-		"$here/pyverbs_diff.py" "$here/pyverbs.expect" \
+		"$verbs/pyverbs_diff.py" "$verbs/pyverbs.expect" \
 			"/tmp/pyverbs-$lib-$dev" "$lib" "$dev" || status=1
 	done
 done

@@ -1,0 +1,126 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+#
+# run_proof.sh: upstream-proof's part in the test VM
+# (scripts/upstream/upstream-proof starts it with scripts/vm/vm-run, with
+# IBPD_PROOF=upstream on the stock 7 image with the patched modules, or
+# IBPD_PROOF=stock on a stock kernel). What the host built comes in the
+# environment: IBPD_RDMA_CORE (rdma-core with the staged series),
+# IBPD_PROVIDER (ibpd's provider for it), IBPD_KSFT (the rdma kselftests,
+# installed with their runner); seed_test is upstream-proof's build, in
+# out/upstream-proof. ibpd0 exists (the module's); rxe0 and siw0 are made
+# over dummy0. kselftest TAP; exit status 0 when everything passed.
+set -uo pipefail
+
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+b=$top/out/upstream-proof
+# the series' own kselftest
+newtest=rxe_shared_ucontext.sh
+
+: "${IBPD_IN_VM:?run me in the test VM: scripts/vm/vm-run -- $0}"
+
+pass=0 fails=0
+verdict() {	# verdict STATUS NAME
+	if [ "$1" = 0 ]; then
+		echo "ok $2"
+		pass=$((pass + 1))
+	else
+		echo "not ok $2 (exit $1)"
+		fails=$((fails + 1))
+	fi
+}
+
+echo "TAP version 13"
+echo "# $IBPD_PROOF kernel $(uname -r)"
+want="ibpd0 rxe0 siw0"
+if [ "$IBPD_PROOF" = stock ] && ! grep -qw siw /proc/modules; then
+	echo "# no siw in this kernel: ibpd0 and rxe0 only"
+	want="ibpd0 rxe0"
+fi
+
+# The kernel's rdma kselftests, first (they make rxe devices of their
+# own), through the runner: on the patched modules and on the newest stock
+# kernel. modprobe and modinfo find the booted kernel's modules (the stock
+# 7 and its patched modules have the same release).
+if [ "$IBPD_PROOF" = upstream ] || [ "${IBPD_KERNEL_RELEASE%%.*}" -ge 7 ]; then
+	m=/lib/modules/$(uname -r)
+	[ -e "$m" ] || { mkdir -p /lib/modules &&
+		ln -s "$IBPD_KERNEL_DIR/root/lib/modules/$(uname -r)" "$m"; }
+	# the runner's 45 s a test is a speed limit under TCG (rxe_netns_names
+	# takes longer): vm-run's watchdog catches a hang
+	"$IBPD_KSFT/run_kselftest.sh" -o 900 -c rdma > /tmp/ksft.tap 2>&1
+	sed 's/^/# /' /tmp/ksft.tap
+	awk '/^(not )?ok [0-9]+ selftests: rdma: / {
+		r = /^not ok/ ? "fail" : (/# SKIP/ ? "skip" : "pass")
+		sub(/^.*selftests: rdma: /, ""); sub(/ .*/, "")
+		print "# ksft-rdma: " $0 " " r }' /tmp/ksft.tap | tee /tmp/ksft.res
+	if [ "$IBPD_PROOF" = upstream ]; then
+		grep -qx "# ksft-rdma: $newtest pass" /tmp/ksft.res
+	else
+		grep -qx "# ksft-rdma: $newtest skip" /tmp/ksft.res
+	fi
+	verdict $? "$IBPD_PROOF: selftests/rdma $newtest through run_kselftest.sh ($([ "$IBPD_PROOF" = upstream ] && echo passes || echo skips))"
+	# their cleanup unloads rdma_rxe where it is a module
+	modprobe -q rdma_rxe 2> /dev/null
+fi
+
+# loaded, the dummy module has made dummy0
+ip link show dummy0 > /dev/null 2>&1 || ip link add dummy0 type dummy
+ip link set dummy0 up &&
+	rdma link add rxe0 type rxe netdev dummy0 &&
+	case $want in *siw0*) rdma link add siw0 type siw netdev dummy0 ;; esac
+verdict $? "$IBPD_PROOF: $want"
+
+# the patched libibverbs, with the out-of-tree ibpd provider
+export LD_LIBRARY_PATH=$IBPD_RDMA_CORE/lib PATH=$IBPD_RDMA_CORE/bin:$PATH
+export RDMAV_DRIVERS=$IBPD_PROVIDER
+devs=$(ibv_devices 2>&1 | awk 'NR > 2 { print $1 }' | sort | paste -sd' ')
+echo "# ibv_devices ($IBPD_RDMA_CORE/lib/libibverbs.so.1): $devs"
+[ "$devs" = "$want" ]
+verdict $? "$IBPD_PROOF: the patched libibverbs sees $want"
+for dev in $want; do
+	ibv_devinfo -d "$dev" > /tmp/devinfo 2>&1
+	verdict $? "$IBPD_PROOF: ibv_devinfo -d $dev"
+done
+
+if [ "$IBPD_PROOF" = upstream ]; then
+	export IBPD_TEST_IMPORT_ALL=1
+	what="import expected on all"
+else
+	# the generic PD import calls no kernel method: it works in a
+	# context of its own where the context import does not
+	export IBPD_TEST_PD_IMPORT=1
+	what="context import EOPNOTSUPP on ${want#ibpd0 }"
+fi
+"$b/provider/seed_test" 2>&1 | tee /tmp/seed.tap
+rc=${PIPESTATUS[0]}
+verdict "$rc" "$IBPD_PROOF: seed_test on $want, $what"
+for dev in ${want#ibpd0 }; do
+	"$top/selftests/vm/rxe_diff.sh" /tmp/seed.tap ibpd0 "$dev" | tee /tmp/diff
+	# the same cases and results as ibpd0; on the patched kernel with
+	# none skipped for want of import
+	grep -q '^ok ' /tmp/diff &&
+		{ [ "$IBPD_PROOF" = stock ] || grep -q ', 0 without import)' /tmp/diff; }
+	verdict $? "$IBPD_PROOF: $dev against ibpd0 (seed contract differential)"
+done
+
+# rdma-core's own tests, built with it, against the expectations of
+# selftests/verbs/pyverbs.expect (version "staged": 65.0 with the series,
+# on the patched kernel): import now works on rxe0 and siw0 too.
+v=$top/selftests/verbs
+if [ "$IBPD_PROOF" = upstream ]; then
+	for dev in $want; do
+		PYTHONPATH=$IBPD_RDMA_CORE/python /usr/bin/python3 \
+			"$v/pyverbs_run.py" "$IBPD_RDMA_CORE/../tests" --dev "$dev" \
+			test_pd test_mr test_device test_shared_pd \
+			> "/tmp/pyverbs-$dev" 2> "/tmp/pyverbs-$dev.log"
+		"$v/pyverbs_diff.py" "$v/pyverbs.expect" "/tmp/pyverbs-$dev" \
+			staged "$dev" > /tmp/pydiff 2>&1
+		rc=$?
+		cat /tmp/pydiff
+		[ $rc = 0 ] || sed -n 's/^RESULT /# RESULT staged '"$dev"' /p' "/tmp/pyverbs-$dev"
+		verdict $rc "$IBPD_PROOF: rdma-core's tests on $dev as pyverbs.expect says"
+	done
+fi
+echo "# Totals: pass:$pass fail:$fails xfail:0 xpass:0 skip:0 error:0"
+[ "$fails" = 0 ]
