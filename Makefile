@@ -83,7 +83,8 @@ all: build-deps
 build-deps:
 	scripts/build/install-deps --build
 
-# Sources are linked one by one: kbuild writes objects beside them.
+# Sources are linked one by one: kbuild writes objects beside them. Two
+# builds for one kernel (make check's lanes) take turns.
 module:
 	@[ ! -L $(KMOD)/kernel ] || rm $(KMOD)/kernel
 	@mkdir -p $(KMOD)/kernel $(KMOD)/compat
@@ -91,7 +92,7 @@ module:
 	@ln -sfn $(CURDIR)/uapi $(KMOD)/uapi
 	@for f in $(CURDIR)/kernel/*.[ch]; do ln -sfn $$f $(KMOD)/kernel/; done
 	@for f in $(CURDIR)/compat/compat.[ch]; do ln -sfn $$f $(KMOD)/compat/; done
-	$(MAKE) -C $(KDIR) M=$(KMOD) modules
+	flock $(KMOD).lock $(MAKE) -C $(KDIR) M=$(KMOD) modules
 
 lib: provider $(B)/libibpd.pc $(B)/ibpd
 
