@@ -10,6 +10,8 @@
 #   make check           Debian packages it needs (scripts/build/install-deps),
 #                        everything, then all tests, in the test VM
 #   make check-quick     static checks and one kernel's kselftests (KERNEL=6.1)
+#   make vm-test TEST="PROG [ARGS]"
+#                        one test program in the test VM (KERNEL=7)
 #   make bench           the cost of the PD verbs, as ratios, in the test VM
 #   make soak [SOAK_MINUTES=60]
 #                        the long robustness run on the debug kernel:
@@ -70,7 +72,7 @@ endif
 .DEFAULT_GOAL := all
 include user/provider/provider.mk
 
-.PHONY: all build-deps deps module lib selftests check check-quick bench soak demo stage-upstream \
+.PHONY: all build-deps deps module lib selftests check check-quick vm-test bench soak demo stage-upstream \
 	upstream-proof clean install deb \
 	install-lib install-man modules_install modules_install_built FORCE
 
@@ -142,6 +144,18 @@ check: deps
 # The fast tier: the static checks, one kernel's kselftests and verbs tests.
 check-quick: all
 	KERNELS="$(or $(KERNELS),$(KERNEL))" IBPD_QUICK=1 scripts/tests/check
+
+# One test in the test VM, the inner loop (under a minute warm; a name
+# of build/selftests/, selftests/ or the verbs tests, or a path), on
+# kernel 7 unless KERNEL is given: the tests are built with the harness of
+# the kernel they are made for, and 6.1's has no test selection.
+#   make vm-test TEST="ibpd_test -r pd.alloc_dealloc" [KERNEL=6.12]
+VMTEST_KERNEL := $(if $(filter file,$(origin KERNEL)),7,$(KERNEL))
+vm-test:
+	@[ -n "$(TEST)" ] || { echo 'make vm-test TEST="PROG [ARGS]"' >&2; exit 2; }
+	$(MAKE) --no-print-directory all KERNEL=$(VMTEST_KERNEL)
+	scripts/vm/vm-run --kernel $(VMTEST_KERNEL) --modules "crc32_generic? rdma_rxe dummy" \
+		-- selftests/vm/run_one.sh $(TEST)
 
 # Benchmarks in the test VM: a table of ratios, out/bench/{bench.json,bench.png}.
 bench: module lib $(B)/bench/ibpd_bench

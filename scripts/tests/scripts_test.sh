@@ -7,7 +7,7 @@
 # VM boot.
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
-tap_setup 22
+tap_setup 26
 trap 'rm -rf "$tmp" "$top"/scripts/tests/untracked-*' EXIT
 expect_rc 0 "splat-check: clean console log" "$top/scripts/vm/splat-check" "$here/logs/clean.log"
 for s in warning oops kasan lockdep kmemleak; do
@@ -28,6 +28,15 @@ expect_rc 1 "soak-report: kmemleak's suspects fail the run" soak soak-leak.log 0
 expect_rc 1 "soak-report: a splat fails the run" soak soak-pass.log 0 1 0
 expect_rc 1 "soak-report: an hour's targets (1M ops, 1M calls, 100 events) missed" \
 	soak soak-pass.log 0 0 1
+
+# Guest-side runners refuse the host, naming how they are started.
+expect_rc 2 "run_one.sh on the host: refused" "$top/selftests/vm/run_one.sh" ibpd_test
+grep -q 'run me in the test VM: make vm-test' "$tmp/out"
+ok $? "run_one.sh on the host: names make vm-test"
+expect_rc 127 "run_one.sh in the VM: no such test program (exit 127)" \
+	"$top/scripts/vm/vm-run" --no-ibpd -- "$top/selftests/vm/run_one.sh" no_such_test
+grep -q "run_one.sh: no test program 'no_such_test'" "$tmp/out"
+ok $? "run_one.sh: the missing program is named"
 
 expect_rc 0 "vm-run -- true" "$top/scripts/vm/vm-run" --no-ibpd -- true
 expect_rc 1 "vm-run -- false" "$top/scripts/vm/vm-run" --no-ibpd -- false

@@ -17,7 +17,8 @@ b=$top/out/upstream-proof
 # the series' own kselftest
 newtest=rxe_shared_ucontext.sh
 
-: "${IBPD_IN_VM:?run me in the test VM: scripts/vm/vm-run -- $0}"
+[ -n "${IBPD_IN_VM:-}" ] ||
+	{ echo "$0: runs in the test VM, started by scripts/upstream/upstream-proof" >&2; exit 2; }
 
 pass=0 fails=0
 verdict() {	# verdict STATUS NAME

@@ -26,7 +26,8 @@ b=$top/build/provider
 libs=("$@")
 [ ${#libs[@]} != 0 ] || libs=(system 56.1 65.0)
 
-: "${IBPD_IN_VM:?run me in the test VM: scripts/vm/vm-run --modules \"crc32_generic? rdma_rxe dummy\" -- $0}"
+[ -n "${IBPD_IN_VM:-}" ] ||
+	{ echo "$0: run me in the test VM: scripts/vm/vm-run --modules \"crc32_generic? rdma_rxe dummy\" -- $0" >&2; exit 2; }
 
 sys_abi() {
 	objdump -T "/usr/lib/$(gcc -print-multiarch)/libibverbs.so.1" |

@@ -1,0 +1,45 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+#
+# run_one.sh PROG [ARGS...]: one test program in the test VM, for make
+# vm-test (scripts/vm/vm-run --modules "crc32_generic? rdma_rxe dummy"):
+# brings up rxe0 over dummy0 beside ibpd0, as run_vm.sh does, then runs
+# PROG with ARGS. PROG is a path, or the name of a kselftest program
+# (build/selftests/PROG, build/selftests/stress/PROG), of a kselftest
+# script (selftests/PROG) or of a verbs test (build/provider/PROG, run on
+# the system's libibverbs with ibpd's provider for its ABI, loaded
+# uninstalled). A kselftest harness program takes the harness's own
+# selection: -r FIXTURE.VARIANT.TEST, -f FIXTURE, -v VARIANT, -t TEST, -l
+# to list. Exit status: PROG's; 127 if there is no such program.
+dir=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=selftests/vm/lib.sh
+. "$dir/lib.sh"
+
+[ -n "${IBPD_IN_VM:-}" ] ||
+	{ echo "$0: run me in the test VM: make vm-test TEST=\"PROG [ARGS]\"" >&2; exit 2; }
+[ $# -gt 0 ] || { echo "usage: $0 PROG [ARGS...]" >&2; exit 2; }
+prog=$1
+shift
+
+case $prog in
+*/*) ;;
+*)
+	for p in "$build/selftests/$prog" "$build/selftests/stress/$prog" \
+		 "$dir/../$prog" "$build/provider/$prog"; do
+		[ -x "$p" ] && { prog=$p; break; }
+	done
+	;;
+esac
+[ -x "$prog" ] || { echo "run_one.sh: no test program '$prog'" >&2; exit 127; }
+
+case $prog in
+"$build/provider/"*)
+	abi=$(objdump -T "/usr/lib/$(gcc -print-multiarch)/libibverbs.so.1" |
+		sed -n 's/.*IBVERBS_PRIVATE_\([0-9]*\).*/\1/p' | head -n 1)
+	export LD_LIBRARY_PATH="$build/provider/abi$abi"
+	export RDMAV_DRIVERS="$build/provider/abi$abi/libibpd"
+	;;
+esac
+
+"$dir/rxe_up.sh" || exit 1
+exec "$prog" "$@"
