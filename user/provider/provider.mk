@@ -37,7 +37,7 @@ provider-rdma-core-34 := 56.1
 provider-rdma-core-65 := 65.0
 provider-abis := 34 65
 
-provider-srcs := $(addprefix user/provider/,ibpd.c verbs.c dv.c)
+provider-srcs := $(addprefix user/provider/,ibpd.c cmd_pd.c verbs.c dv.c)
 provider-deps := $(provider-srcs) compat/provider.h \
 	$(addprefix user/provider/,ibpd.h ibpddv.h \
 	libibpd.map provider.mk) $(wildcard uapi/rdma/*.h)
