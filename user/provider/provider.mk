@@ -6,9 +6,9 @@
 # (scripts/build/rdma-core-fetch: ABI 34 from 56.1, ABI 65 from 65.0), plus the
 # verbs tests: the seed contract (a plain libibverbs program) and the DV
 # API. The sources are written as in rdma-core's tree; what differs out of
-# it (older provider ABIs, no driver id) is compat/provider.h, which every
-# source gets with -include. Included by the top Makefile; also works alone:
-# make -f user/provider/provider.mk provider
+# it (older provider ABIs, no driver id) is user/provider/compat.h, which
+# every source gets with -include. Included by the top Makefile; also
+# works alone: make -f user/provider/provider.mk provider
 #
 #   provider            for the provider ABI of the system's libibverbs
 #   provider-all        for every ABI we test (34, 65)
@@ -38,8 +38,8 @@ provider-rdma-core-65 := 65.0
 provider-abis := 34 65
 
 provider-srcs := $(addprefix user/provider/,ibpd.c cmd_pd.c verbs.c dv.c)
-provider-deps := $(provider-srcs) compat/provider.h \
-	$(addprefix user/provider/,ibpd.h ibpddv.h \
+provider-deps := $(provider-srcs) \
+	$(addprefix user/provider/,compat.h ibpd.h ibpddv.h \
 	libibpd.map provider.mk) $(wildcard uapi/rdma/*.h)
 provider-cflags := $(CFLAGS) -std=gnu11 -fPIC \
 	-Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
@@ -69,7 +69,7 @@ $(B)/provider/abi$(1)/libibpd.so.1: $(provider-deps)
 	@mkdir -p $$(@D)
 	rc=$$$${IBPD_RDMA_CORE_$(1):-$$$$(scripts/build/rdma-core-fetch $(provider-rdma-core-$(1)))} && \
 	$$(CC) $$(provider-cflags) -I$$$$rc/include -Iuapi -Iuser/provider \
-		-include compat/provider.h \
+		-include user/provider/compat.h \
 		$$$$(grep -qs RDMA_DRIVER_IBPD $$$$rc/include/rdma/ib_user_ioctl_verbs.h && \
 			echo -DIBPD_HAVE_DRIVER_ID) \
 		$$(provider-ldflags) -o $$@.tmp $(provider-srcs) \
