@@ -13,7 +13,7 @@
 # to a namespace, left in a deleted namespace, deleted); with a built
 # rdma-core, its own tests (run_tests.py: test_pd, test_mr, test_device,
 # test_shared_pd) on ibpd0 and rxe0 against the expectations in
-# pyverbs.expect. Build first: make provider-all provider-tests.
+# pyverbs.expect. Build first: make provider-all verbs-tests.
 # kselftest TAP, "# Totals:" lines; exit status 0 when everything passed.
 set -uo pipefail
 
