@@ -72,7 +72,8 @@ endif
 .DEFAULT_GOAL := all
 include user/provider/provider.mk
 
-.PHONY: all build-deps deps module lib selftests check check-quick vm-test bench soak demo stage-upstream \
+.PHONY: all build-deps deps module lib selftests verbs-tests verbs-check check check-quick \
+	vm-test bench soak demo stage-upstream \
 	upstream-proof clean install deb \
 	install-lib install-man modules_install modules_install_built FORCE
 
@@ -123,8 +124,22 @@ FORCE:
 
 # The kselftests (selftests/Makefile, kselftest's lib.mk of the test
 # kernel's source): raw uverbs ioctls, they link nothing but libc.
-selftests: provider-tests
+selftests: verbs-tests
 	$(MAKE) -C selftests OUTPUT=$(CURDIR)/$(B)/selftests KSRC=$(KSRC)
+
+# The verbs tests (selftests/verbs/Makefile), on the same harness: the DV
+# ones against the provider of the system's libibverbs; into
+# build/provider, where selftests/vm/run_verbs.sh finds them.
+verbs-tests: $(B)/provider/include/infiniband/ibpddv.h $(SYSLIB)/libibpd.so.1
+	$(MAKE) -C selftests/verbs OUTPUT=$(CURDIR)/$(B)/provider KSRC=$(KSRC) \
+		IBPD_CFLAGS=-I$(CURDIR)/$(B)/provider/include \
+		IBPD_LIBS="-L$(CURDIR)/$(SYSLIB) -libpd"
+
+# The verbs tests in the test VM, on ibpd0 and rxe0, with the system
+# libibverbs, 56.1 and 65.0 (needs the module: make module).
+verbs-check: provider-all verbs-tests
+	scripts/vm/vm-run --modules "crc32_generic? rdma_rxe dummy" -- \
+		selftests/vm/run_verbs.sh
 
 $(B)/bench/ibpd_bench: bench/ibpd_bench.c \
 		$(B)/provider/include/infiniband/ibpddv.h $(SYSLIB)/libibpd.so.1

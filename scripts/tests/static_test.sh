@@ -50,7 +50,7 @@ for k in $kernels; do
 	ok $st "$what on kernel $k: ran on every file, no warnings"
 done
 
-# the kernel's C only: compat/provider.h is the provider's, rdma-core's
+# the kernel's C only: the provider (user/provider/) is rdma-core's
 perl "$kdir/source/scripts/checkpatch.pl" --no-tree --strict --terse \
 	--show-types -f "$top"/kernel/*.[ch] "$top"/compat/compat.[ch] \
 	"$top"/uapi/rdma/*.h \

@@ -14,7 +14,7 @@
 # to a namespace, left in a deleted namespace, deleted); with a built
 # rdma-core, its own tests (run_tests.py: test_pd, test_mr, test_device,
 # test_shared_pd) on ibpd0 and rxe0 against the expectations in
-# pyverbs.expect. Build first: make provider-all provider-tests; the
+# pyverbs.expect. Build first: make provider-all verbs-tests; the
 # libibverbs builds of LIBS are fetched on the host
 # (scripts/build/rdma-core-fetch VERSION), as the VM's root is read-only.
 # kselftest TAP, "# Totals:" lines; exit status 0 when everything passed.

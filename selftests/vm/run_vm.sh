@@ -16,7 +16,7 @@ for t in ibpd_test stress/ibpd_stress stress/ibpd_fuzz; do
 	"$build/selftests/$t" || rc=1
 done
 
-# The rxe differential runs through libibverbs: selftests/verbs/run.sh.
+# The rxe differential runs through libibverbs: selftests/vm/run_verbs.sh.
 "$dir/../ibpd_tool_test.sh" || rc=1
 run_device_tests
 exit $rc

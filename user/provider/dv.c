@@ -36,11 +36,15 @@ struct ibv_pd *ibpddv_import_pd(struct ibv_context *context,
 	return ibpd_import_pd_checked(context, pd_handle, id);
 }
 
+/*
+ * ibpd's import method is a lookup that creates nothing: it tells the
+ * PD's number, identity and use count, and checks the identity when the
+ * library knows it.
+ */
 int ibpddv_query_pd(struct ibv_pd *ibpd, struct ibpddv_pd_attr *attr)
 {
-	struct ibpd_pd *pd;
-	struct ibpd_pd now = {};
-	uint32_t usecnt = 0;
+	uint32_t pdn = 0, usecnt = 0;
+	uint64_t id = 0;
 	int ret;
 
 	if (!ibpd || !ibpd_is_ibpd_context(ibpd->context))
@@ -48,14 +52,13 @@ int ibpddv_query_pd(struct ibv_pd *ibpd, struct ibpddv_pd_attr *attr)
 	if (!attr || attr->comp_mask)
 		return EINVAL;
 
-	pd = to_ipd(ibpd);
-	ret = ibpd_cmd_pd_import(ibpd->context, ibpd->handle, pd->id, &now,
-				 &usecnt);
+	ret = ibpd_cmd_import_pd(ibpd->context, ibpd->handle, to_ipd(ibpd)->id,
+				 &pdn, &id, &usecnt);
 	if (ret)
 		return ret;
 
-	attr->id = now.id;
-	attr->pdn = now.pdn;
+	attr->id = id;
+	attr->pdn = pdn;
 	attr->usecnt = usecnt;
 	return 0;
 }

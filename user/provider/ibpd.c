@@ -5,7 +5,7 @@
  * The rdma-core provider of the ibpd software RDMA device: matching, device
  * and context lifecycle, device and port queries. A device is ours by its
  * driver id, RDMA_DRIVER_IBPD (out of rdma-core's and the kernel's trees,
- * compat/provider.h matches it otherwise). The verbs are ibpd's own methods.
+ * compat.h matches it otherwise). The verbs are ibpd's own methods.
  */
 
 #include <config.h>

@@ -31,14 +31,20 @@ static inline struct ibpd_pd *to_ipd(struct ibv_pd *ibpd)
 	return container_of(ibpd, struct ibpd_pd, ibv_pd);
 }
 
+/* ibpd.c */
 bool ibpd_is_ibpd_device(struct ibv_device *device);
 bool ibpd_is_ibpd_context(struct ibv_context *context);
-int ibpd_cmd_pd_import(struct ibv_context *context, uint32_t pd_handle,
-		       uint64_t expect_id, struct ibpd_pd *pd,
+
+/* cmd_pd.c: ibpd's methods on UVERBS_OBJECT_PD */
+int ibpd_cmd_alloc_pd(struct ibv_context *context, uint32_t *handle,
+		      uint32_t *pdn, uint64_t *id);
+int ibpd_cmd_import_pd(struct ibv_context *context, uint32_t pd_handle,
+		       uint64_t expect_id, uint32_t *pdn, uint64_t *id,
 		       uint32_t *usecnt);
+
+/* verbs.c */
 struct ibv_pd *ibpd_import_pd_checked(struct ibv_context *context,
 				      uint32_t pd_handle, uint64_t id);
-
 struct ibv_pd *ibpd_alloc_pd(struct ibv_context *context);
 int ibpd_dealloc_pd(struct ibv_pd *pd);
 struct ibv_pd *ibpd_import_pd(struct ibv_context *context,

@@ -3,12 +3,12 @@
 # The ibpd rdma-core provider and direct-verbs library, one shared object
 # (libibpd.so.1; libibverbs loads it as libibpd-rdmavNN.so), built
 # against Debian's rdma-core tree of the matching provider ABI
-# (scripts/build/rdma-core-fetch: ABI 34 from 56.1, ABI 65 from 65.0), plus the
-# verbs tests: the seed contract (a plain libibverbs program) and the DV
-# API. The sources are written as in rdma-core's tree; what differs out of
-# it (older provider ABIs, no driver id) is compat/provider.h, which every
-# source gets with -include. Included by the top Makefile; also works alone:
-# make -f user/provider/provider.mk provider
+# (scripts/build/rdma-core-fetch: ABI 34 from 56.1, ABI 65 from 65.0). The
+# verbs tests that use it have a Makefile of their own (selftests/verbs/).
+# The sources are written as in rdma-core's tree; what differs out of
+# it (older provider ABIs, no driver id) is user/provider/compat.h, which
+# every source gets with -include. Included by the top Makefile; also
+# works alone: make -f user/provider/provider.mk provider
 #
 #   provider            for the provider ABI of the system's libibverbs
 #   provider-all        for every ABI we test (34, 65)
@@ -16,17 +16,11 @@
 #                       against that rdma-core build tree instead of the
 #                       cache's, e.g. the staged series' build, or
 #                       the one debian/rules is given)
-#   provider-tests      $(B)/provider/{seed_test,dv_test,lifecycle_test}
-#   provider-check      the verbs tests in the VM, ibpd0 and rxe0, with the
-#                       system libibverbs, 56.1 and 65.0
-#                       (selftests/vm/run_verbs.sh in the VM; needs the
-#                       module: make module)
 #   provider-clean
 
 B          ?= build
 CC         ?= gcc
 CFLAGS     ?= -O2 -g
-KERNEL     ?= 6.1
 
 # The provider ABI (IBVERBS_PRIVATE_NN) of the installed libibverbs.
 provider-sys-lib := /usr/lib/$(shell $(CC) -print-multiarch)/libibverbs.so.1
@@ -38,9 +32,9 @@ provider-rdma-core-34 := 56.1
 provider-rdma-core-65 := 65.0
 provider-abis := 34 65
 
-provider-srcs := $(addprefix user/provider/,ibpd.c verbs.c dv.c)
-provider-deps := $(provider-srcs) compat/provider.h \
-	$(addprefix user/provider/,ibpd.h ibpddv.h \
+provider-srcs := $(addprefix user/provider/,ibpd.c cmd_pd.c verbs.c dv.c)
+provider-deps := $(provider-srcs) \
+	$(addprefix user/provider/,compat.h ibpd.h ibpddv.h \
 	libibpd.map provider.mk) $(wildcard uapi/rdma/*.h)
 provider-cflags := $(CFLAGS) -std=gnu11 -fPIC \
 	-Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
@@ -49,7 +43,7 @@ provider-ldflags := -shared -Wl,-soname,libibpd.so.1 \
 	-Wl,--version-script,user/provider/libibpd.map \
 	-Wl,-z,defs -Wl,-z,relro -Wl,-z,now
 
-.PHONY: provider provider-all provider-tests provider-check provider-clean \
+.PHONY: provider provider-all provider-clean \
 	$(addprefix provider-abi,$(provider-abis))
 
 provider: provider-abi$(provider-sys-abi)
@@ -70,7 +64,7 @@ $(B)/provider/abi$(1)/libibpd.so.1: $(provider-deps)
 	@mkdir -p $$(@D)
 	rc=$$$${IBPD_RDMA_CORE_$(1):-$$$$(scripts/build/rdma-core-fetch $(provider-rdma-core-$(1)))} && \
 	$$(CC) $$(provider-cflags) -I$$$$rc/include -Iuapi -Iuser/provider \
-		-include compat/provider.h \
+		-include user/provider/compat.h \
 		$$$$(grep -qs RDMA_DRIVER_IBPD $$$$rc/include/rdma/ib_user_ioctl_verbs.h && \
 			echo -DIBPD_HAVE_DRIVER_ID) \
 		$$(provider-ldflags) -o $$@.tmp $(provider-srcs) \
@@ -83,38 +77,10 @@ $(B)/provider/abi$(1)/libibpd.so.1: $(provider-deps)
 endef
 $(foreach abi,$(provider-abis),$(eval $(call provider-build,$(abi))))
 
-# The seed test knows nothing of ibpd: the system's libibverbs headers only.
-provider-ksft = $(eval provider-ksft := $$(shell scripts/build/kernel-dir \
-	$(KERNEL))/source/tools/testing/selftests)$(provider-ksft)
-
-provider-tests: $(B)/provider/seed_test $(B)/provider/dv_test \
-		$(B)/provider/lifecycle_test
-
-$(B)/provider/seed_test: selftests/verbs/seed_test.c selftests/verbs/verbs_test.h \
-		user/scm_rights.h
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -std=gnu11 -Wall -D_GNU_SOURCE \
-		-I$(provider-ksft) -Iuser -o $@ $< -libverbs
-
 # <infiniband/ibpddv.h> as applications include it.
 $(B)/provider/include/infiniband/ibpddv.h: user/provider/ibpddv.h
 	@mkdir -p $(@D)
 	ln -sfn $(CURDIR)/$< $@
-
-# The DV symbols are the same for every ABI: the runner picks the library
-# (LD_LIBRARY_PATH), the test has no rpath.
-$(B)/provider/dv_test $(B)/provider/lifecycle_test: \
-		$(B)/provider/%: selftests/verbs/%.c selftests/verbs/verbs_test.h \
-		$(B)/provider/include/infiniband/ibpddv.h \
-		$(B)/provider/abi$(provider-sys-abi)/libibpd.so.1
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -std=gnu11 -Wall -D_GNU_SOURCE \
-		-I$(B)/provider/include -I$(provider-ksft) -o $@ $< \
-		-L$(B)/provider/abi$(provider-sys-abi) -libpd -libverbs
-
-provider-check: provider-all provider-tests
-	scripts/vm/vm-run --modules "crc32_generic? rdma_rxe dummy" -- \
-		selftests/vm/run_verbs.sh
 
 provider-clean:
 	rm -rf $(B)/provider

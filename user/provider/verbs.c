@@ -6,27 +6,20 @@
  * ioctl method (its handle, pdn and identity in one call) and imported
  * with ibpd's import method, as mlx5_import_pd() does with PD_QUERY: the
  * imported PD owns no kernel reference, so unimport never calls the kernel.
+ * The commands of both methods are in cmd_pd.c.
  */
 
 #include <config.h>
 
 #include <errno.h>
-#include <sched.h>
 #include <stdlib.h>
-#include <unistd.h>
 
 #include <infiniband/driver.h>
-#include <rdma/ibpd_user_ioctl_cmds.h>
 
 #include "ibpd.h"
 
-/* How often an import or query tries while a destroy holds the PD (EBUSY). */
-#define IBPD_IMPORT_BUSY_TRIES 100
-
 struct ibv_pd *ibpd_alloc_pd(struct ibv_context *context)
 {
-	DECLARE_COMMAND_BUFFER(cmd, UVERBS_OBJECT_PD, IBPD_METHOD_PD_ALLOC, 3);
-	struct ib_uverbs_attr *handle;
 	struct ibpd_pd *pd;
 	int ret;
 
@@ -34,12 +27,8 @@ struct ibv_pd *ibpd_alloc_pd(struct ibv_context *context)
 	if (!pd)
 		return NULL;
 
-	handle = fill_attr_out_obj(cmd, IBPD_ATTR_PD_ALLOC_HANDLE);
-	fill_attr_out_ptr(cmd, IBPD_ATTR_PD_ALLOC_RESP_PDN, &pd->pdn);
-	attr_optional(fill_attr_out_ptr(cmd, IBPD_ATTR_PD_ALLOC_RESP_ID,
-					&pd->id));
-
-	ret = execute_ioctl(context, cmd);
+	ret = ibpd_cmd_alloc_pd(context, &pd->ibv_pd.handle, &pd->pdn,
+				&pd->id);
 	if (ret) {
 		free(pd);
 		errno = ret;
@@ -47,7 +36,6 @@ struct ibv_pd *ibpd_alloc_pd(struct ibv_context *context)
 	}
 
 	pd->ibv_pd.context = context;
-	pd->ibv_pd.handle = read_attr_obj(IBPD_ATTR_PD_ALLOC_HANDLE, handle);
 	return &pd->ibv_pd;
 }
 
@@ -63,60 +51,6 @@ int ibpd_dealloc_pd(struct ibv_pd *ibpd)
 	return 0;
 }
 
-static int ibpd_cmd_pd_import_once(struct ibv_context *context,
-				   uint32_t pd_handle, uint64_t expect_id,
-				   struct ibpd_pd *pd, uint32_t *usecnt)
-{
-	DECLARE_COMMAND_BUFFER(cmd, UVERBS_OBJECT_PD, IBPD_METHOD_PD_IMPORT, 5);
-
-	fill_attr_in_obj(cmd, IBPD_ATTR_PD_IMPORT_HANDLE, pd_handle);
-	fill_attr_out_ptr(cmd, IBPD_ATTR_PD_IMPORT_RESP_PDN, &pd->pdn);
-	attr_optional(fill_attr_out_ptr(cmd, IBPD_ATTR_PD_IMPORT_RESP_ID,
-					&pd->id));
-	/* Mandatory: a kernel that cannot check must not pretend it did. */
-	if (expect_id)
-		fill_attr_in_uint64(cmd, IBPD_ATTR_PD_IMPORT_ID, expect_id);
-	if (usecnt)
-		fill_attr_out_ptr(cmd, IBPD_ATTR_PD_IMPORT_RESP_USECNT, usecnt);
-
-	return execute_ioctl(context, cmd);
-}
-
-/*
- * Looks PD handle up in the context's file; with expect_id, fails with
- * ESTALE unless the handle still names the PD of that identity.
- *
- * The core's lookup fails with EBUSY (the import method itself never does)
- * only while a destroy of the PD holds it exclusively, for the length of
- * that one destroy: then the destroy has failed (the PD is in use, the
- * next lookup finds it) or succeeded (ENOENT, or ESTALE for a new PD on
- * the handle). That EBUSY says nothing about the PD and is retried, a
- * bounded number of times (yielding, then sleeping from 10 us doubling to
- * 10 ms: about 0.8 s in all): a lock held through all of them still
- * returns EBUSY.
- */
-int ibpd_cmd_pd_import(struct ibv_context *context, uint32_t pd_handle,
-		       uint64_t expect_id, struct ibpd_pd *pd,
-		       uint32_t *usecnt)
-{
-	unsigned int try, wait_us = 10;
-	int ret;
-
-	for (try = 1;; try++) {
-		ret = ibpd_cmd_pd_import_once(context, pd_handle, expect_id,
-					      pd, usecnt);
-		if (ret != EBUSY || try == IBPD_IMPORT_BUSY_TRIES)
-			return ret;
-		/* the destroyer may be off the CPU: wait longer and longer */
-		if (try <= 10) {
-			sched_yield();
-		} else {
-			usleep(wait_us);
-			wait_us = wait_us < 10000 ? 2 * wait_us : 10000;
-		}
-	}
-}
-
 struct ibv_pd *ibpd_import_pd_checked(struct ibv_context *context,
 				      uint32_t pd_handle, uint64_t id)
 {
@@ -127,7 +61,8 @@ struct ibv_pd *ibpd_import_pd_checked(struct ibv_context *context,
 	if (!pd)
 		return NULL;
 
-	ret = ibpd_cmd_pd_import(context, pd_handle, id, pd, NULL);
+	ret = ibpd_cmd_import_pd(context, pd_handle, id, &pd->pdn, &pd->id,
+				 NULL);
 	if (ret) {
 		free(pd);
 		errno = ret;

@@ -5,13 +5,13 @@
  * What differs for the ibpd provider out of rdma-core's tree. provider.mk
  * force-includes this header into every provider source, so that
  * user/provider/ reads as it would in providers/ibpd of the newest
- * rdma-core; compat.h does the same for the module. Each block gives an
- * older libibverbs, or a kernel without ibpd in tree, what the source
- * expects.
+ * rdma-core; the module's compat/compat.h does the same for kernel/. Each
+ * block gives an older libibverbs, or a kernel without ibpd in tree, what
+ * the source expects.
  */
 
-#ifndef IBPD_COMPAT_PROVIDER_H
-#define IBPD_COMPAT_PROVIDER_H
+#ifndef IBPD_PROVIDER_COMPAT_H
+#define IBPD_PROVIDER_COMPAT_H
 
 #include <config.h>
 
@@ -112,4 +112,4 @@ ibpd_compat_match_device(struct verbs_sysfs_dev *sysfs_dev)
 	}
 #endif
 
-#endif /* IBPD_COMPAT_PROVIDER_H */
+#endif /* IBPD_PROVIDER_COMPAT_H */
