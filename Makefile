@@ -12,6 +12,8 @@
 #   make check-quick     static checks and one kernel's kselftests (KERNEL=6.1)
 #   make vm-test TEST="PROG [ARGS]"
 #                        one test program in the test VM (KERNEL=7)
+#   make verbs-tests     the verbs tests (selftests/verbs), built
+#   make verbs-check     the verbs tests in the test VM, every libibverbs
 #   make bench           the cost of the PD verbs, as ratios, in the test VM
 #   make soak [SOAK_MINUTES=60]
 #                        the long robustness run on the debug kernel:
