@@ -14,7 +14,7 @@ kernels=${KERNELS:-6.1 6.12 7}
 kdir=$("$top/scripts/build/kernel-dir" "${kernels%% *}")
 
 hdrs=$(cd "$top/uapi" && ls rdma/*.h)
-echo "1..$((4 + 2 * $(echo "$kernels" | wc -w) + 2 * $(echo "$hdrs" | wc -w)))"
+echo "1..$((5 + 2 * $(echo "$kernels" | wc -w) + 2 * $(echo "$hdrs" | wc -w)))"
 
 # A clean build (every file compiled) with sparse on every file (C=2).
 for k in $kernels; do
@@ -83,9 +83,11 @@ ok $? "shellcheck: $(echo "$scripts" | wc -w) shell scripts, no finding"
 ok $? "pyflakes: $(echo "$pys" | wc -w) Python scripts, no finding"
 
 # Debian's docutils (python3-docutils): fail on any warning.
-PATH=/usr/bin:$PATH rst2html --halt=warning --report=warning \
-	"$top/Documentation/ibpd.rst" > /dev/null 2> "$tmp/out"
-ok $? "Documentation/ibpd.rst renders with rst2html without warnings"
+for d in ibpd testing; do
+	PATH=/usr/bin:$PATH rst2html --halt=warning --report=warning \
+		"$top/Documentation/$d.rst" > /dev/null 2> "$tmp/out"
+	ok $? "Documentation/$d.rst renders with rst2html without warnings"
+done
 
 for h in $hdrs; do
 	echo "#include <$h>" > "$tmp/t.c"
