@@ -34,21 +34,21 @@ static struct dentry *ibpd_debugfs_root;
  */
 struct ibpd_pds_iter {
 	struct ibpd_dev *dev;
-	struct ibpd_ids_walk walk;
+	struct ibpd_pool_walk walk;
 };
 
 static void *ibpd_pds_start(struct seq_file *s, loff_t *pos)
-	__acquires(&walk->ids->lock) __acquires(RCU)
+	__acquires(&walk->pool->lock) __acquires(RCU)
 {
 	struct ibpd_pds_iter *it = s->private;
 
 	if (!*pos)
-		ibpd_ids_walk_init(&it->walk, &it->dev->pds);
-	ibpd_ids_walk_start(&it->walk);
+		ibpd_pool_walk_init(&it->walk, &it->dev->pds);
+	ibpd_pool_walk_start(&it->walk);
 	if (!*pos)
 		return SEQ_START_TOKEN;
 	/* on from where the last read stopped, the unprinted entry first */
-	return ibpd_ids_walk_peek(&it->walk);
+	return ibpd_pool_walk_peek(&it->walk);
 }
 
 static void *ibpd_pds_next(struct seq_file *s, void *v, loff_t *pos)
@@ -56,15 +56,15 @@ static void *ibpd_pds_next(struct seq_file *s, void *v, loff_t *pos)
 	struct ibpd_pds_iter *it = s->private;
 
 	++*pos;
-	return ibpd_ids_walk_next(&it->walk);
+	return ibpd_pool_walk_next(&it->walk);
 }
 
 static void ibpd_pds_stop(struct seq_file *s, void *v)
-	__releases(RCU) __releases(&walk->ids->lock)
+	__releases(RCU) __releases(&walk->pool->lock)
 {
 	struct ibpd_pds_iter *it = s->private;
 
-	ibpd_ids_walk_stop(&it->walk);
+	ibpd_pool_walk_stop(&it->walk);
 }
 
 static int ibpd_pds_show(struct seq_file *s, void *v)
@@ -76,7 +76,7 @@ static int ibpd_pds_show(struct seq_file *s, void *v)
 		return 0;
 	}
 	pd = container_of(v, struct ibpd_pd, pdn);
-	seq_printf(s, "%u %d %llu\n", pd->pdn.id,
+	seq_printf(s, "%u %d %llu\n", pd->pdn.index,
 		   atomic_read(&pd->ibpd.usecnt), pd->id);
 	return 0;
 }

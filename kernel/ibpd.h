@@ -13,7 +13,7 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/uverbs_ioctl.h>
 
-#include "ids.h"
+#include "pool.h"
 
 struct ib_dmah;
 
@@ -32,10 +32,10 @@ struct ib_dmah;
 struct ibpd_dev {
 	struct ib_device ibdev;
 
-	struct ibpd_ids pds;		/* PD numbers */
+	struct ibpd_pool pds;		/* PD numbers */
 	atomic64_t pd_id;		/* the last PD identity given out */
 	u32 max_pd;
-	struct ibpd_ids mrs;		/* MR key indexes (key >> 8) */
+	struct ibpd_pool mrs;		/* MR key indices (key >> 8) */
 
 	/*
 	 * "rdma link add": the netdev, the netdevice notifier's list, and
@@ -65,14 +65,14 @@ struct ibpd_ucontext {
  */
 struct ibpd_pd {
 	struct ib_pd ibpd;
-	struct ibpd_id pdn;
+	struct ibpd_pool_entry pdn;
 	u64 id;
 };
 
 struct ibpd_mr {
 	struct ib_mr ibmr;
 	struct ib_umem *umem;
-	struct ibpd_id key;
+	struct ibpd_pool_entry key;
 };
 
 static inline struct ibpd_dev *to_idev(struct ib_device *ibdev)

@@ -2,7 +2,7 @@
 /*
  * Copyright (c) 2026 The ibpd authors.
  *
- * KUnit suites for ibpd's internals: the id allocator (allocation,
+ * KUnit suites for ibpd's internals: the index pool (allocation,
  * wrap-around, the walk), max_pd, the import checks, MR keys and counts,
  * the fault knobs, and the device lifecycle through ib_core. Built as
  * ibpd_kunit.ko on kernels with CONFIG_KUNIT; the tests run when it is
@@ -18,139 +18,139 @@
 #include "ibpd.h"
 
 /*
- * The id allocator (ids.c), on a table of its own over the PD number
+ * The index pool (pool.c), on a table of its own over the PD number
  * space, [1, IBPD_PDN_MAX].
  */
-static struct ibpd_ids *test_ids(struct kunit *test)
+static struct ibpd_pool *test_pool(struct kunit *test)
 {
-	struct ibpd_ids *ids = kunit_kzalloc(test, sizeof(*ids), GFP_KERNEL);
+	struct ibpd_pool *pool = kunit_kzalloc(test, sizeof(*pool), GFP_KERNEL);
 
-	KUNIT_ASSERT_NOT_NULL(test, ids);
-	KUNIT_ASSERT_EQ(test, 0, ibpd_ids_init(ids));
-	test->priv = ids;
-	return ids;
+	KUNIT_ASSERT_NOT_NULL(test, pool);
+	KUNIT_ASSERT_EQ(test, 0, ibpd_pool_init(pool));
+	test->priv = pool;
+	return pool;
 }
 
-static void test_ids_exit(struct kunit *test)
+static void test_pool_exit(struct kunit *test)
 {
 	if (test->priv)
-		ibpd_ids_destroy(test->priv);
+		ibpd_pool_destroy(test->priv);
 }
 
-static struct ibpd_id *test_id(struct kunit *test)
+static struct ibpd_pool_entry *test_entry(struct kunit *test)
 {
-	struct ibpd_id *id = kunit_kzalloc(test, sizeof(*id), GFP_KERNEL);
+	struct ibpd_pool_entry *e = kunit_kzalloc(test, sizeof(*e), GFP_KERNEL);
 
-	KUNIT_ASSERT_NOT_NULL(test, id);
-	return id;
+	KUNIT_ASSERT_NOT_NULL(test, e);
+	return e;
 }
 
 /* A pdn, at most 1000 of them live. */
-static int pdn_alloc(struct ibpd_ids *ids, struct ibpd_id *id)
+static int pdn_alloc(struct ibpd_pool *pool, struct ibpd_pool_entry *e)
 {
-	return ibpd_id_alloc(ids, 1000, IBPD_PDN_MAX, id);
+	return ibpd_pool_alloc(pool, 1000, IBPD_PDN_MAX, e);
 }
 
 static void pdn_first_is_one(struct kunit *test)
 {
-	struct ibpd_ids *ids = test_ids(test);
-	struct ibpd_id *a = test_id(test);
+	struct ibpd_pool *pool = test_pool(test);
+	struct ibpd_pool_entry *a = test_entry(test);
 
-	KUNIT_ASSERT_EQ(test, 0, pdn_alloc(ids, a));
-	KUNIT_EXPECT_EQ(test, 1U, a->id);
-	KUNIT_EXPECT_EQ(test, 1, atomic_read(&ids->count));
-	ibpd_id_free(ids, a);
-	KUNIT_EXPECT_EQ(test, 0, atomic_read(&ids->count));
+	KUNIT_ASSERT_EQ(test, 0, pdn_alloc(pool, a));
+	KUNIT_EXPECT_EQ(test, 1U, a->index);
+	KUNIT_EXPECT_EQ(test, 1, atomic_read(&pool->count));
+	ibpd_pool_free(pool, a);
+	KUNIT_EXPECT_EQ(test, 0, atomic_read(&pool->count));
 }
 
 static void pdn_unique(struct kunit *test)
 {
-	struct ibpd_ids *ids = test_ids(test);
-	struct ibpd_id *a[64];
+	struct ibpd_pool *pool = test_pool(test);
+	struct ibpd_pool_entry *a[64];
 	int i, j;
 
 	for (i = 0; i < ARRAY_SIZE(a); i++) {
-		a[i] = test_id(test);
-		KUNIT_ASSERT_EQ(test, 0, pdn_alloc(ids, a[i]));
+		a[i] = test_entry(test);
+		KUNIT_ASSERT_EQ(test, 0, pdn_alloc(pool, a[i]));
 		for (j = 0; j < i; j++)
-			KUNIT_EXPECT_NE(test, a[i]->id, a[j]->id);
+			KUNIT_EXPECT_NE(test, a[i]->index, a[j]->index);
 	}
 	for (i = 0; i < ARRAY_SIZE(a); i++)
-		ibpd_id_free(ids, a[i]);
+		ibpd_pool_free(pool, a[i]);
 }
 
 static void pdn_not_reused_after_free(struct kunit *test)
 {
-	struct ibpd_ids *ids = test_ids(test);
-	struct ibpd_id *a = test_id(test), *b = test_id(test);
+	struct ibpd_pool *pool = test_pool(test);
+	struct ibpd_pool_entry *a = test_entry(test), *b = test_entry(test);
 	u32 old;
 
-	KUNIT_ASSERT_EQ(test, 0, pdn_alloc(ids, a));
-	old = a->id;
-	ibpd_id_free(ids, a);
-	KUNIT_ASSERT_EQ(test, 0, pdn_alloc(ids, b));
-	KUNIT_EXPECT_NE(test, old, b->id);
-	KUNIT_EXPECT_EQ(test, old + 1, b->id);
-	ibpd_id_free(ids, b);
+	KUNIT_ASSERT_EQ(test, 0, pdn_alloc(pool, a));
+	old = a->index;
+	ibpd_pool_free(pool, a);
+	KUNIT_ASSERT_EQ(test, 0, pdn_alloc(pool, b));
+	KUNIT_EXPECT_NE(test, old, b->index);
+	KUNIT_EXPECT_EQ(test, old + 1, b->index);
+	ibpd_pool_free(pool, b);
 }
 
 static void pdn_wraps_around(struct kunit *test)
 {
-	struct ibpd_ids *ids = test_ids(test);
-	struct ibpd_id *a = test_id(test), *b = test_id(test);
+	struct ibpd_pool *pool = test_pool(test);
+	struct ibpd_pool_entry *a = test_entry(test), *b = test_entry(test);
 
-	ids->next = IBPD_PDN_MAX;
-	KUNIT_ASSERT_EQ(test, 0, pdn_alloc(ids, a));
-	KUNIT_EXPECT_EQ(test, IBPD_PDN_MAX, a->id);
-	KUNIT_ASSERT_EQ(test, 0, pdn_alloc(ids, b));
-	KUNIT_EXPECT_EQ(test, 1U, b->id);
-	ibpd_id_free(ids, a);
-	ibpd_id_free(ids, b);
+	pool->next = IBPD_PDN_MAX;
+	KUNIT_ASSERT_EQ(test, 0, pdn_alloc(pool, a));
+	KUNIT_EXPECT_EQ(test, IBPD_PDN_MAX, a->index);
+	KUNIT_ASSERT_EQ(test, 0, pdn_alloc(pool, b));
+	KUNIT_EXPECT_EQ(test, 1U, b->index);
+	ibpd_pool_free(pool, a);
+	ibpd_pool_free(pool, b);
 }
 
 static void pdn_wrap_skips_live(struct kunit *test)
 {
-	struct ibpd_ids *ids = test_ids(test);
-	struct ibpd_id *live = test_id(test), *a = test_id(test);
-	struct ibpd_id *b = test_id(test);
+	struct ibpd_pool *pool = test_pool(test);
+	struct ibpd_pool_entry *live = test_entry(test), *a = test_entry(test);
+	struct ibpd_pool_entry *b = test_entry(test);
 
-	KUNIT_ASSERT_EQ(test, 0, pdn_alloc(ids, live));	/* pdn 1 */
-	ids->next = IBPD_PDN_MAX;
-	KUNIT_ASSERT_EQ(test, 0, pdn_alloc(ids, a));
-	KUNIT_ASSERT_EQ(test, 0, pdn_alloc(ids, b));
-	KUNIT_EXPECT_EQ(test, 2U, b->id);
-	ibpd_id_free(ids, live);
-	ibpd_id_free(ids, a);
-	ibpd_id_free(ids, b);
+	KUNIT_ASSERT_EQ(test, 0, pdn_alloc(pool, live));	/* pdn 1 */
+	pool->next = IBPD_PDN_MAX;
+	KUNIT_ASSERT_EQ(test, 0, pdn_alloc(pool, a));
+	KUNIT_ASSERT_EQ(test, 0, pdn_alloc(pool, b));
+	KUNIT_EXPECT_EQ(test, 2U, b->index);
+	ibpd_pool_free(pool, live);
+	ibpd_pool_free(pool, a);
+	ibpd_pool_free(pool, b);
 }
 
 /* Whether a walk of the table finds want. */
-static bool walk_finds(struct ibpd_ids *ids, struct ibpd_id *want)
+static bool walk_finds(struct ibpd_pool *pool, struct ibpd_pool_entry *want)
 {
-	struct ibpd_ids_walk walk;
-	struct ibpd_id *id;
+	struct ibpd_pool_walk walk;
+	struct ibpd_pool_entry *e;
 	bool found = false;
 
-	ibpd_ids_walk_init(&walk, ids);
-	ibpd_ids_walk_start(&walk);
-	while ((id = ibpd_ids_walk_next(&walk)))
-		found |= id == want;
-	ibpd_ids_walk_stop(&walk);
+	ibpd_pool_walk_init(&walk, pool);
+	ibpd_pool_walk_start(&walk);
+	while ((e = ibpd_pool_walk_next(&walk)))
+		found |= e == want;
+	ibpd_pool_walk_stop(&walk);
 	return found;
 }
 
 static void pdn_tracked_until_free(struct kunit *test)
 {
-	struct ibpd_ids *ids = test_ids(test);
-	struct ibpd_id *a = test_id(test);
+	struct ibpd_pool *pool = test_pool(test);
+	struct ibpd_pool_entry *a = test_entry(test);
 
-	KUNIT_ASSERT_EQ(test, 0, pdn_alloc(ids, a));
-	KUNIT_EXPECT_TRUE(test, walk_finds(ids, a));
-	ibpd_id_free(ids, a);
-	KUNIT_EXPECT_FALSE(test, walk_finds(ids, a));
+	KUNIT_ASSERT_EQ(test, 0, pdn_alloc(pool, a));
+	KUNIT_EXPECT_TRUE(test, walk_finds(pool, a));
+	ibpd_pool_free(pool, a);
+	KUNIT_EXPECT_FALSE(test, walk_finds(pool, a));
 }
 
-static struct kunit_case ibpd_ids_cases[] = {
+static struct kunit_case ibpd_pool_cases[] = {
 	KUNIT_CASE(pdn_first_is_one),
 	KUNIT_CASE(pdn_unique),
 	KUNIT_CASE(pdn_not_reused_after_free),
@@ -160,10 +160,10 @@ static struct kunit_case ibpd_ids_cases[] = {
 	{}
 };
 
-static struct kunit_suite ibpd_ids_suite = {
-	.name = "ibpd_ids",
-	.exit = test_ids_exit,
-	.test_cases = ibpd_ids_cases,
+static struct kunit_suite ibpd_pool_suite = {
+	.name = "ibpd_pool",
+	.exit = test_pool_exit,
+	.test_cases = ibpd_pool_cases,
 };
 
 /* The objects of verbs.c, on a device that is never registered. */
@@ -289,9 +289,9 @@ static void import_checked_match(struct kunit *test)
 	struct ibpd_pd *pd = test_pd(test, dev);
 
 	KUNIT_ASSERT_EQ(test, 0, ibpd_pdn_alloc(dev, pd));
-	KUNIT_EXPECT_EQ(test, 0, ibpd_import_check(pd, &pd->pdn.id, NULL));
+	KUNIT_EXPECT_EQ(test, 0, ibpd_import_check(pd, &pd->pdn.index, NULL));
 	KUNIT_EXPECT_EQ(test, 0, ibpd_import_check(pd, NULL, &pd->id));
-	KUNIT_EXPECT_EQ(test, 0, ibpd_import_check(pd, &pd->pdn.id, &pd->id));
+	KUNIT_EXPECT_EQ(test, 0, ibpd_import_check(pd, &pd->pdn.index, &pd->id));
 	ibpd_pdn_free(dev, pd);
 }
 
@@ -303,7 +303,7 @@ static void import_checked_stale(struct kunit *test)
 
 	/* the handle's old PD went away and a new one took its place */
 	KUNIT_ASSERT_EQ(test, 0, ibpd_pdn_alloc(dev, a));
-	old = a->pdn.id;
+	old = a->pdn.index;
 	ibpd_pdn_free(dev, a);
 	KUNIT_ASSERT_EQ(test, 0, ibpd_pdn_alloc(dev, b));
 	KUNIT_EXPECT_EQ(test, -ESTALE, ibpd_import_check(b, &old, NULL));
@@ -344,12 +344,12 @@ static void pd_id_survives_pdn_wrap(struct kunit *test)
 	u32 old_pdn;
 
 	alloc_pd(test, a);
-	old_pdn = a->pdn.id;
+	old_pdn = a->pdn.index;
 	old_id = a->id;
 	ibpd_dealloc_pd(&a->ibpd, NULL);
 	dev->pds.next = old_pdn;	/* as 2^24 allocations later */
 	alloc_pd(test, b);
-	KUNIT_EXPECT_EQ(test, old_pdn, b->pdn.id);
+	KUNIT_EXPECT_EQ(test, old_pdn, b->pdn.index);
 	KUNIT_EXPECT_NE(test, old_id, b->id);
 	KUNIT_EXPECT_EQ(test, 0, ibpd_import_check(b, &old_pdn, NULL));
 	KUNIT_EXPECT_EQ(test, -ESTALE, ibpd_import_check(b, NULL, &old_id));
@@ -414,7 +414,7 @@ static void import_fault_knob(struct kunit *test)
 	dev->fail_import = true;
 	KUNIT_EXPECT_EQ(test, -ENOMEM, ibpd_import_check(pd, NULL, NULL));
 	dev->fail_import = false;
-	KUNIT_EXPECT_EQ(test, 0, ibpd_import_check(pd, &pd->pdn.id, NULL));
+	KUNIT_EXPECT_EQ(test, 0, ibpd_import_check(pd, &pd->pdn.index, NULL));
 	ibpd_pdn_free(dev, pd);
 }
 
@@ -637,7 +637,7 @@ static struct kunit_suite ibpd_dev_suite = {
 	.test_cases = ibpd_dev_cases,
 };
 
-kunit_test_suites(&ibpd_ids_suite, &ibpd_pd_suite, &ibpd_import_suite,
+kunit_test_suites(&ibpd_pool_suite, &ibpd_pd_suite, &ibpd_import_suite,
 		  &ibpd_mr_suite, &ibpd_dev_suite);
 
 MODULE_DESCRIPTION("KUnit tests of the ibpd software RDMA device");

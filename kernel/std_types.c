@@ -49,7 +49,7 @@ static int UVERBS_HANDLER(IBPD_METHOD_PD_ALLOC)(struct uverbs_attr_bundle *attrs
 	uverbs_finalize_uobj_create(attrs, IBPD_ATTR_PD_ALLOC_HANDLE);
 
 	ret = uverbs_copy_to(attrs, IBPD_ATTR_PD_ALLOC_RESP_PDN,
-			     &to_ipd(pd)->pdn.id, sizeof(u32));
+			     &to_ipd(pd)->pdn.index, sizeof(u32));
 	if (ret)
 		return ret;
 	ret = uverbs_copy_to(attrs, IBPD_ATTR_PD_ALLOC_RESP_ID, &to_ipd(pd)->id,
@@ -104,8 +104,8 @@ static int UVERBS_HANDLER(IBPD_METHOD_PD_IMPORT)(struct uverbs_attr_bundle *attr
 	if (ret)
 		return ret;
 
-	ret = uverbs_copy_to(attrs, IBPD_ATTR_PD_IMPORT_RESP_PDN, &pd->pdn.id,
-			     sizeof(pd->pdn.id));
+	ret = uverbs_copy_to(attrs, IBPD_ATTR_PD_IMPORT_RESP_PDN,
+			     &pd->pdn.index, sizeof(pd->pdn.index));
 	if (ret)
 		return ret;
 

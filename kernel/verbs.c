@@ -99,14 +99,14 @@ int ibpd_pdn_alloc(struct ibpd_dev *dev, struct ibpd_pd *pd)
 {
 	if (READ_ONCE(dev->fail_alloc_pd))
 		return -ENOMEM;
-	return ibpd_id_alloc(&dev->pds, READ_ONCE(dev->max_pd), IBPD_PDN_MAX,
-			     &pd->pdn);
+	return ibpd_pool_alloc(&dev->pds, READ_ONCE(dev->max_pd),
+			       IBPD_PDN_MAX, &pd->pdn);
 }
 EXPORT_SYMBOL_IF_KUNIT(ibpd_pdn_alloc);
 
 void ibpd_pdn_free(struct ibpd_dev *dev, struct ibpd_pd *pd)
 {
-	ibpd_id_free(&dev->pds, &pd->pdn);
+	ibpd_pool_free(&dev->pds, &pd->pdn);
 }
 EXPORT_SYMBOL_IF_KUNIT(ibpd_pdn_free);
 
@@ -140,7 +140,7 @@ int ibpd_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	ibpd_pd_id_alloc(dev, pd);
 
 	if (udata) {
-		resp.pdn = pd->pdn.id;
+		resp.pdn = pd->pdn.index;
 		resp.id = pd->id;
 		ret = ib_respond_udata(udata, resp);
 		if (ret)
@@ -169,7 +169,7 @@ int ibpd_import_check(struct ibpd_pd *pd, const u32 *pdn, const u64 *id)
 {
 	if (READ_ONCE(to_idev(pd->ibpd.device)->fail_import))
 		return -ENOMEM;
-	if (pdn && *pdn != pd->pdn.id)
+	if (pdn && *pdn != pd->pdn.index)
 		return -ESTALE;
 	if (id && *id != pd->id)
 		return -ESTALE;
@@ -182,18 +182,18 @@ int ibpd_mr_key_alloc(struct ibpd_dev *dev, struct ibpd_mr *mr)
 {
 	int ret;
 
-	ret = ibpd_id_alloc(&dev->mrs, IBPD_MAX_MR, U32_MAX >> 8, &mr->key);
+	ret = ibpd_pool_alloc(&dev->mrs, IBPD_MAX_MR, U32_MAX >> 8, &mr->key);
 	if (ret)
 		return ret;
-	mr->ibmr.lkey = mr->key.id << 8;
-	mr->ibmr.rkey = mr->key.id << 8;
+	mr->ibmr.lkey = mr->key.index << 8;
+	mr->ibmr.rkey = mr->key.index << 8;
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(ibpd_mr_key_alloc);
 
 void ibpd_mr_key_free(struct ibpd_dev *dev, struct ibpd_mr *mr)
 {
-	ibpd_id_free(&dev->mrs, &mr->key);
+	ibpd_pool_free(&dev->mrs, &mr->key);
 }
 EXPORT_SYMBOL_IF_KUNIT(ibpd_mr_key_free);
 
@@ -254,12 +254,12 @@ int ibpd_dev_init_objects(struct ibpd_dev *dev)
 {
 	int ret;
 
-	ret = ibpd_ids_init(&dev->pds);
+	ret = ibpd_pool_init(&dev->pds);
 	if (ret)
 		return ret;
-	ret = ibpd_ids_init(&dev->mrs);
+	ret = ibpd_pool_init(&dev->mrs);
 	if (ret) {
-		ibpd_ids_destroy(&dev->pds);
+		ibpd_pool_destroy(&dev->pds);
 		return ret;
 	}
 	/* the parameter's set op keeps it in [1, IBPD_PDN_MAX] */
@@ -271,7 +271,7 @@ EXPORT_SYMBOL_IF_KUNIT(ibpd_dev_init_objects);
 
 void ibpd_dev_fini_objects(struct ibpd_dev *dev)
 {
-	ibpd_ids_destroy(&dev->pds);
-	ibpd_ids_destroy(&dev->mrs);
+	ibpd_pool_destroy(&dev->pds);
+	ibpd_pool_destroy(&dev->mrs);
 }
 EXPORT_SYMBOL_IF_KUNIT(ibpd_dev_fini_objects);
