@@ -117,10 +117,14 @@ int ibpd_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 int ibpd_pdn_alloc(struct ibpd_dev *dev, struct ibpd_pd *pd);
 void ibpd_pdn_free(struct ibpd_dev *dev, struct ibpd_pd *pd);
 int ibpd_import_check(struct ibpd_pd *pd, const u32 *pdn, const u64 *id);
-int ibpd_mr_key_alloc(struct ibpd_dev *dev, struct ibpd_mr *mr);
-void ibpd_mr_key_free(struct ibpd_dev *dev, struct ibpd_mr *mr);
 int ibpd_dev_init_objects(struct ibpd_dev *dev);
 void ibpd_dev_fini_objects(struct ibpd_dev *dev);
+
+/* mr.c */
+int ibpd_mr_key_alloc(struct ibpd_dev *dev, struct ibpd_mr *mr);
+void ibpd_mr_key_free(struct ibpd_dev *dev, struct ibpd_mr *mr);
+int ibpd_mrs_init(struct ibpd_dev *dev);
+void ibpd_mrs_fini(struct ibpd_dev *dev);
 
 /* std_types.c */
 extern const struct uapi_definition ibpd_uapi_defs[];

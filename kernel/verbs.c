@@ -177,26 +177,6 @@ int ibpd_import_check(struct ibpd_pd *pd, const u32 *pdn, const u64 *id)
 }
 EXPORT_SYMBOL_IF_KUNIT(ibpd_import_check);
 
-/* MR keys: a cyclic index in the upper 24 bits, the low byte zero. */
-int ibpd_mr_key_alloc(struct ibpd_dev *dev, struct ibpd_mr *mr)
-{
-	int ret;
-
-	ret = ibpd_pool_alloc(&dev->mrs, IBPD_MAX_MR, U32_MAX >> 8, &mr->key);
-	if (ret)
-		return ret;
-	mr->ibmr.lkey = mr->key.index << 8;
-	mr->ibmr.rkey = mr->key.index << 8;
-	return 0;
-}
-EXPORT_SYMBOL_IF_KUNIT(ibpd_mr_key_alloc);
-
-void ibpd_mr_key_free(struct ibpd_dev *dev, struct ibpd_mr *mr)
-{
-	ibpd_pool_free(&dev->mrs, &mr->key);
-}
-EXPORT_SYMBOL_IF_KUNIT(ibpd_mr_key_free);
-
 struct ib_mr *ibpd_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 			       u64 virt_addr, int access,
 			       struct ib_dmah *dmah, struct ib_udata *udata)
@@ -257,7 +237,7 @@ int ibpd_dev_init_objects(struct ibpd_dev *dev)
 	ret = ibpd_pool_init(&dev->pds);
 	if (ret)
 		return ret;
-	ret = ibpd_pool_init(&dev->mrs);
+	ret = ibpd_mrs_init(dev);
 	if (ret) {
 		ibpd_pool_destroy(&dev->pds);
 		return ret;
@@ -272,6 +252,6 @@ EXPORT_SYMBOL_IF_KUNIT(ibpd_dev_init_objects);
 void ibpd_dev_fini_objects(struct ibpd_dev *dev)
 {
 	ibpd_pool_destroy(&dev->pds);
-	ibpd_pool_destroy(&dev->mrs);
+	ibpd_mrs_fini(dev);
 }
 EXPORT_SYMBOL_IF_KUNIT(ibpd_dev_fini_objects);
