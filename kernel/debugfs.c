@@ -20,7 +20,6 @@
 #include <kunit/visibility.h>
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
-#include <rdma/ibpd-abi.h>
 
 #include "ibpd.h"
 
@@ -126,21 +125,9 @@ static int ibpd_max_pd_get(void *data, u64 *val)
 	return 0;
 }
 
-/* Lowering the limit below the live PDs only stops new allocations. */
-int ibpd_dev_set_max_pd(struct ibpd_dev *dev, u64 val)
-{
-	if (!val || val > IBPD_PDN_MAX)
-		return -EINVAL;
-	WRITE_ONCE(dev->max_pd, val);
-	/* Keep what ibv_query_device() reports in step. */
-	WRITE_ONCE(dev->ibdev.attrs.max_pd, val);
-	return 0;
-}
-EXPORT_SYMBOL_IF_KUNIT(ibpd_dev_set_max_pd);
-
 static int ibpd_max_pd_set(void *data, u64 val)
 {
-	return ibpd_dev_set_max_pd(data, val);
+	return ibpd_set_max_pd(data, val);
 }
 DEFINE_DEBUGFS_ATTRIBUTE(ibpd_max_pd_fops, ibpd_max_pd_get, ibpd_max_pd_set,
 			 "%llu\n");
@@ -153,15 +140,9 @@ static int ibpd_pdn_next_get(void *data, u64 *val)
 	return 0;
 }
 
-/* Moves the cyclic cursor, so that tests reach a wrap in a few calls. */
 static int ibpd_pdn_next_set(void *data, u64 val)
 {
-	struct ibpd_dev *dev = data;
-
-	if (!val || val > IBPD_PDN_MAX)
-		return -EINVAL;
-	WRITE_ONCE(dev->pds.next, val);
-	return 0;
+	return ibpd_set_pdn_next(data, val);
 }
 DEFINE_DEBUGFS_ATTRIBUTE(ibpd_pdn_next_fops, ibpd_pdn_next_get,
 			 ibpd_pdn_next_set, "%llu\n");

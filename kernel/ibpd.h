@@ -91,9 +91,28 @@ static inline struct ibpd_mr *to_imr(struct ib_mr *ibmr)
 }
 
 /* main.c */
-extern unsigned int ibpd_max_pd;
-struct ibpd_dev *ibpd_dev_add(const char *name, struct net_device *netdev);
+struct ibpd_dev *ibpd_dev_add(const char *name, struct net_device *netdev,
+			      u32 max_pd);
 void ibpd_dev_del(struct ibpd_dev *dev);
+int ibpd_dev_init_objects(struct ibpd_dev *dev, u32 max_pd);
+void ibpd_dev_fini_objects(struct ibpd_dev *dev);
+
+/* pd.c */
+int ibpd_max_pd_check(u64 max_pd);
+int ibpd_set_max_pd(struct ibpd_dev *dev, u64 max_pd);
+int ibpd_set_pdn_next(struct ibpd_dev *dev, u64 pdn);
+int ibpd_pdn_alloc(struct ibpd_dev *dev, struct ibpd_pd *pd);
+void ibpd_pdn_free(struct ibpd_dev *dev, struct ibpd_pd *pd);
+void ibpd_pd_id_alloc(struct ibpd_dev *dev, struct ibpd_pd *pd);
+int ibpd_import_check(struct ibpd_pd *pd, const u32 *pdn, const u64 *id);
+int ibpd_pds_init(struct ibpd_dev *dev, u32 max_pd);
+void ibpd_pds_fini(struct ibpd_dev *dev);
+
+/* mr.c */
+int ibpd_mr_key_alloc(struct ibpd_dev *dev, struct ibpd_mr *mr);
+void ibpd_mr_key_free(struct ibpd_dev *dev, struct ibpd_mr *mr);
+int ibpd_mrs_init(struct ibpd_dev *dev);
+void ibpd_mrs_fini(struct ibpd_dev *dev);
 
 /* verbs.c */
 int ibpd_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
@@ -114,17 +133,6 @@ struct ib_mr *ibpd_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 			       u64 virt_addr, int access,
 			       struct ib_dmah *dmah, struct ib_udata *udata);
 int ibpd_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
-int ibpd_pdn_alloc(struct ibpd_dev *dev, struct ibpd_pd *pd);
-void ibpd_pdn_free(struct ibpd_dev *dev, struct ibpd_pd *pd);
-int ibpd_import_check(struct ibpd_pd *pd, const u32 *pdn, const u64 *id);
-int ibpd_dev_init_objects(struct ibpd_dev *dev);
-void ibpd_dev_fini_objects(struct ibpd_dev *dev);
-
-/* mr.c */
-int ibpd_mr_key_alloc(struct ibpd_dev *dev, struct ibpd_mr *mr);
-void ibpd_mr_key_free(struct ibpd_dev *dev, struct ibpd_mr *mr);
-int ibpd_mrs_init(struct ibpd_dev *dev);
-void ibpd_mrs_fini(struct ibpd_dev *dev);
 
 /* std_types.c */
 extern const struct uapi_definition ibpd_uapi_defs[];
@@ -145,6 +153,5 @@ void ibpd_debugfs_init(void);
 void ibpd_debugfs_exit(void);
 int ibpd_debugfs_dev_init(struct ibpd_dev *dev);
 void ibpd_debugfs_dev_exit(struct ibpd_dev *dev);
-int ibpd_dev_set_max_pd(struct ibpd_dev *dev, u64 val);
 
 #endif /* _IBPD_H */

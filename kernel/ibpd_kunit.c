@@ -166,14 +166,13 @@ static struct kunit_suite ibpd_pool_suite = {
 	.test_cases = ibpd_pool_cases,
 };
 
-/* The objects of verbs.c, on a device that is never registered. */
+/* The PD and MR policies, on a device that is never registered. */
 static struct ibpd_dev *test_dev(struct kunit *test)
 {
 	struct ibpd_dev *dev = kunit_kzalloc(test, sizeof(*dev), GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, dev);
-	KUNIT_ASSERT_EQ(test, 0, ibpd_dev_init_objects(dev));
-	dev->max_pd = 1000;
+	KUNIT_ASSERT_EQ(test, 0, ibpd_dev_init_objects(dev, 1000));
 	test->priv = dev;
 	return dev;
 }
@@ -223,7 +222,7 @@ static void max_pd_lowered_below_live(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, 0, ibpd_pdn_alloc(dev, a));
 	KUNIT_ASSERT_EQ(test, 0, ibpd_pdn_alloc(dev, b));
-	KUNIT_ASSERT_EQ(test, 0, ibpd_dev_set_max_pd(dev, 1));
+	KUNIT_ASSERT_EQ(test, 0, ibpd_set_max_pd(dev, 1));
 	KUNIT_EXPECT_EQ(test, -ENOMEM, ibpd_pdn_alloc(dev, test_pd(test, dev)));
 	ibpd_pdn_free(dev, a);
 	KUNIT_EXPECT_EQ(test, -ENOMEM, ibpd_pdn_alloc(dev, a));
@@ -236,11 +235,11 @@ static void max_pd_setter_bounds(struct kunit *test)
 {
 	struct ibpd_dev *dev = test_dev(test);
 
-	KUNIT_EXPECT_EQ(test, -EINVAL, ibpd_dev_set_max_pd(dev, 0));
+	KUNIT_EXPECT_EQ(test, -EINVAL, ibpd_set_max_pd(dev, 0));
 	KUNIT_EXPECT_EQ(test, -EINVAL,
-			ibpd_dev_set_max_pd(dev, (u64)IBPD_PDN_MAX + 1));
+			ibpd_set_max_pd(dev, (u64)IBPD_PDN_MAX + 1));
 	KUNIT_EXPECT_EQ(test, 1000U, dev->max_pd);
-	KUNIT_EXPECT_EQ(test, 0, ibpd_dev_set_max_pd(dev, IBPD_PDN_MAX));
+	KUNIT_EXPECT_EQ(test, 0, ibpd_set_max_pd(dev, IBPD_PDN_MAX));
 	KUNIT_EXPECT_EQ(test, IBPD_PDN_MAX, dev->max_pd);
 	KUNIT_EXPECT_EQ(test, (int)IBPD_PDN_MAX, dev->ibdev.attrs.max_pd);
 }
@@ -515,9 +514,14 @@ static struct ib_device *find_dev(const char *name)
 	return ib_device_get_by_name(name, RDMA_DRIVER_IBPD);
 }
 
+static struct ibpd_dev *add_dev(void)
+{
+	return ibpd_dev_add("ibpdk%d", NULL, IBPD_DEFAULT_MAX_PD);
+}
+
 static void dev_add_registers(struct kunit *test)
 {
-	struct ibpd_dev *dev = ibpd_dev_add("ibpdk%d", NULL);
+	struct ibpd_dev *dev = ibpd_dev_add("ibpdk%d", NULL, 1000);
 	struct ib_device *ibdev;
 
 	KUNIT_ASSERT_FALSE(test, IS_ERR(dev));
@@ -527,7 +531,9 @@ static void dev_add_registers(struct kunit *test)
 		ib_device_put(ibdev);
 	KUNIT_EXPECT_TRUE(test, dev->ibdev.attrs.kernel_cap_flags &
 				IBK_ALLOW_USER_UNREG);
-	KUNIT_EXPECT_EQ(test, (int)dev->max_pd, dev->ibdev.attrs.max_pd);
+	/* the max_pd it was made with, as ibv_query_device() reports it */
+	KUNIT_EXPECT_EQ(test, 1000U, dev->max_pd);
+	KUNIT_EXPECT_EQ(test, 1000, dev->ibdev.attrs.max_pd);
 	KUNIT_EXPECT_NOT_NULL(test, dev->ddir);
 	/* a uverbs-only device: ULPs must not bind to it */
 	KUNIT_EXPECT_FALSE(test, dev->ibdev.kverbs_provider);
@@ -536,7 +542,7 @@ static void dev_add_registers(struct kunit *test)
 
 static void dev_del_unregisters(struct kunit *test)
 {
-	struct ibpd_dev *dev = ibpd_dev_add("ibpdk%d", NULL);
+	struct ibpd_dev *dev = add_dev();
 	char name[IB_DEVICE_NAME_MAX];
 	struct ib_device *ibdev;
 
@@ -551,10 +557,11 @@ static void dev_del_unregisters(struct kunit *test)
 
 static void dev_add_name_taken(struct kunit *test)
 {
-	struct ibpd_dev *dev = ibpd_dev_add("ibpdk%d", NULL), *dup;
+	struct ibpd_dev *dev = add_dev(), *dup;
 
 	KUNIT_ASSERT_FALSE(test, IS_ERR(dev));
-	dup = ibpd_dev_add(dev_name(&dev->ibdev.dev), NULL);
+	dup = ibpd_dev_add(dev_name(&dev->ibdev.dev), NULL,
+			   IBPD_DEFAULT_MAX_PD);
 	KUNIT_EXPECT_TRUE(test, IS_ERR(dup));
 	if (!IS_ERR(dup))
 		ibpd_dev_del(dup);
@@ -563,17 +570,17 @@ static void dev_add_name_taken(struct kunit *test)
 
 static void dev_names_fill_lowest(struct kunit *test)
 {
-	struct ibpd_dev *a = ibpd_dev_add("ibpdk%d", NULL), *b, *c;
+	struct ibpd_dev *a = add_dev(), *b, *c;
 	char bname[IB_DEVICE_NAME_MAX];
 
 	KUNIT_ASSERT_FALSE(test, IS_ERR(a));
-	b = ibpd_dev_add("ibpdk%d", NULL);
+	b = add_dev();
 	KUNIT_ASSERT_FALSE(test, IS_ERR(b));
 	KUNIT_EXPECT_STRNEQ(test, dev_name(&a->ibdev.dev),
 			    dev_name(&b->ibdev.dev));
 	strscpy(bname, dev_name(&b->ibdev.dev), sizeof(bname));
 	ibpd_dev_del(b);
-	c = ibpd_dev_add("ibpdk%d", NULL);
+	c = add_dev();
 	KUNIT_ASSERT_FALSE(test, IS_ERR(c));
 	KUNIT_EXPECT_STREQ(test, bname, dev_name(&c->ibdev.dev));
 	ibpd_dev_del(c);
@@ -582,7 +589,7 @@ static void dev_names_fill_lowest(struct kunit *test)
 
 static void dev_port_and_device_attrs(struct kunit *test)
 {
-	struct ibpd_dev *dev = ibpd_dev_add("ibpdk%d", NULL);
+	struct ibpd_dev *dev = add_dev();
 	struct ib_port_immutable imm = {};
 	struct ib_port_attr pattr = {};
 	struct ib_device_attr dattr;
@@ -607,7 +614,7 @@ static void dev_port_and_device_attrs(struct kunit *test)
  */
 static void dev_debugfs_once_by_index(struct kunit *test)
 {
-	struct ibpd_dev *dev = ibpd_dev_add("ibpdk%d", NULL);
+	struct ibpd_dev *dev = add_dev();
 	char index[16];
 	struct dentry *d;
 

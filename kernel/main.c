@@ -26,10 +26,21 @@ static unsigned int ndevs = 1;
 module_param(ndevs, uint, 0444);
 MODULE_PARM_DESC(ndevs, "Number of ibpd devices created at load (default 1)");
 
-/* The bounds of the debugfs knob: 0 and more than IBPD_PDN_MAX are EINVAL. */
+/* max_pd's bounds are the PD policy's (pd.c), as for the debugfs knob. */
 static int ibpd_max_pd_param_set(const char *val, const struct kernel_param *kp)
 {
-	return param_set_uint_minmax(val, kp, 1, IBPD_PDN_MAX);
+	unsigned int max_pd;
+	int ret;
+
+	/* never NULL: parse_one() refuses "max_pd" without a value */
+	ret = kstrtouint(val, 0, &max_pd);
+	if (ret)
+		return ret;
+	ret = ibpd_max_pd_check(max_pd);
+	if (ret)
+		return ret;
+	WRITE_ONCE(*(unsigned int *)kp->arg, max_pd);
+	return 0;
 }
 
 static const struct kernel_param_ops ibpd_max_pd_param_ops = {
@@ -37,8 +48,9 @@ static const struct kernel_param_ops ibpd_max_pd_param_ops = {
 	.get = param_get_uint,
 };
 
-unsigned int ibpd_max_pd = IBPD_DEFAULT_MAX_PD;
-module_param_cb(max_pd, &ibpd_max_pd_param_ops, &ibpd_max_pd, 0644);
+/* Handed to each device when it is made: a later change leaves it as is. */
+static unsigned int default_max_pd = IBPD_DEFAULT_MAX_PD;
+module_param_cb(max_pd, &ibpd_max_pd_param_ops, &default_max_pd, 0644);
 MODULE_PARM_DESC(max_pd,
 		 "Default max_pd of new devices, 1 to 16777215 (default 65536)");
 
@@ -49,6 +61,32 @@ MODULE_PARM_DESC(max_pd,
  */
 static LIST_HEAD(ibpd_netdev_devs);
 static DEFINE_MUTEX(ibpd_netdev_lock);
+
+/* A device's PDs, at most max_pd of them live, and its MRs. */
+int ibpd_dev_init_objects(struct ibpd_dev *dev, u32 max_pd)
+{
+	int ret;
+
+	ret = ibpd_pds_init(dev, max_pd);
+	if (ret)
+		return ret;
+	ret = ibpd_mrs_init(dev);
+	if (ret)
+		goto err_pds;
+	return 0;
+
+err_pds:
+	ibpd_pds_fini(dev);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(ibpd_dev_init_objects);
+
+void ibpd_dev_fini_objects(struct ibpd_dev *dev)
+{
+	ibpd_pds_fini(dev);
+	ibpd_mrs_fini(dev);
+}
+EXPORT_SYMBOL_IF_KUNIT(ibpd_dev_fini_objects);
 
 /*
  * At registration, and again after each network namespace move, once the
@@ -126,12 +164,13 @@ static int ibpd_dev_set_netdev(struct ibpd_dev *dev, struct net_device *netdev)
 }
 
 /*
- * Registers a device, bound to netdev unless it is NULL; NAME may hold a
- * "%d". Once this returns, the device may go away at any time ("rdma link
- * delete"): the pointer is for callers that know better, such as the
- * KUnit suites.
+ * Registers a device that allows max_pd live PDs, bound to netdev unless
+ * it is NULL; NAME may hold a "%d". Once this returns, the device may go
+ * away at any time ("rdma link delete"): the pointer is for callers that
+ * know better, such as the KUnit suites.
  */
-struct ibpd_dev *ibpd_dev_add(const char *name, struct net_device *netdev)
+struct ibpd_dev *ibpd_dev_add(const char *name, struct net_device *netdev,
+			      u32 max_pd)
 {
 	struct ibpd_dev *dev;
 	int ret;
@@ -140,7 +179,7 @@ struct ibpd_dev *ibpd_dev_add(const char *name, struct net_device *netdev)
 	if (!dev)
 		return ERR_PTR(-ENOMEM);
 
-	ret = ibpd_dev_init_objects(dev);
+	ret = ibpd_dev_init_objects(dev, max_pd);
 	if (ret) {
 		/* no ops yet: nothing of ibpd's to undo */
 		ib_dealloc_device(&dev->ibdev);
@@ -187,7 +226,8 @@ EXPORT_SYMBOL_IF_KUNIT(ibpd_dev_del);
 
 static int ibpd_newlink(const char *ibdev_name, struct net_device *netdev)
 {
-	return PTR_ERR_OR_ZERO(ibpd_dev_add(ibdev_name, netdev));
+	return PTR_ERR_OR_ZERO(ibpd_dev_add(ibdev_name, netdev,
+					    READ_ONCE(default_max_pd)));
 }
 
 static struct rdma_link_ops ibpd_link_ops = {
@@ -240,7 +280,8 @@ static int __init ibpd_init(void)
 	ibpd_debugfs_init();
 
 	for (i = 0; i < ndevs; i++) {
-		ret = PTR_ERR_OR_ZERO(ibpd_dev_add("ibpd%d", NULL));
+		ret = PTR_ERR_OR_ZERO(ibpd_dev_add("ibpd%d", NULL,
+						   default_max_pd));
 		if (ret)
 			goto err_remove;
 	}

@@ -95,33 +95,6 @@ void ibpd_disassociate_ucontext(struct ib_ucontext *ibuc)
 	 */
 }
 
-int ibpd_pdn_alloc(struct ibpd_dev *dev, struct ibpd_pd *pd)
-{
-	if (READ_ONCE(dev->fail_alloc_pd))
-		return -ENOMEM;
-	return ibpd_pool_alloc(&dev->pds, READ_ONCE(dev->max_pd),
-			       IBPD_PDN_MAX, &pd->pdn);
-}
-EXPORT_SYMBOL_IF_KUNIT(ibpd_pdn_alloc);
-
-void ibpd_pdn_free(struct ibpd_dev *dev, struct ibpd_pd *pd)
-{
-	ibpd_pool_free(&dev->pds, &pd->pdn);
-}
-EXPORT_SYMBOL_IF_KUNIT(ibpd_pdn_free);
-
-/*
- * A PD's identity comes from a counter that never goes back. alloc_pd
- * draws it once nothing but its response can fail, and an identity drawn
- * is used up: the response may have reached userspace whatever becomes of
- * the call (the driver's copy can fail part way, the core's copy after
- * it), so a failed allocation leaves a gap and never a repeat.
- */
-static void ibpd_pd_id_alloc(struct ibpd_dev *dev, struct ibpd_pd *pd)
-{
-	pd->id = atomic64_inc_return(&dev->pd_id);
-}
-
 /* ALLOC_PD has no driver input; its response is struct ibpd_alloc_pd_resp. */
 int ibpd_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
@@ -160,22 +133,6 @@ int ibpd_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(ibpd_dealloc_pd);
-
-/*
- * What IBPD_METHOD_PD_IMPORT checks before it answers: the expected pdn
- * and identity, each when given.
- */
-int ibpd_import_check(struct ibpd_pd *pd, const u32 *pdn, const u64 *id)
-{
-	if (READ_ONCE(to_idev(pd->ibpd.device)->fail_import))
-		return -ENOMEM;
-	if (pdn && *pdn != pd->pdn.index)
-		return -ESTALE;
-	if (id && *id != pd->id)
-		return -ESTALE;
-	return 0;
-}
-EXPORT_SYMBOL_IF_KUNIT(ibpd_import_check);
 
 struct ib_mr *ibpd_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 			       u64 virt_addr, int access,
@@ -229,29 +186,3 @@ int ibpd_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	kfree(mr);
 	return 0;
 }
-
-int ibpd_dev_init_objects(struct ibpd_dev *dev)
-{
-	int ret;
-
-	ret = ibpd_pool_init(&dev->pds);
-	if (ret)
-		return ret;
-	ret = ibpd_mrs_init(dev);
-	if (ret) {
-		ibpd_pool_destroy(&dev->pds);
-		return ret;
-	}
-	/* the parameter's set op keeps it in [1, IBPD_PDN_MAX] */
-	dev->max_pd = READ_ONCE(ibpd_max_pd);
-	atomic64_set(&dev->pd_id, 0);
-	return 0;
-}
-EXPORT_SYMBOL_IF_KUNIT(ibpd_dev_init_objects);
-
-void ibpd_dev_fini_objects(struct ibpd_dev *dev)
-{
-	ibpd_pool_destroy(&dev->pds);
-	ibpd_mrs_fini(dev);
-}
-EXPORT_SYMBOL_IF_KUNIT(ibpd_dev_fini_objects);
