@@ -17,25 +17,25 @@
 /*
  * 6.17 added a DMA handle argument to reg_user_mr (IBPD_HAVE_IB_DMAH is
  * probed in Kbuild). The driver has the mainline signature; on older
- * kernels its function is renamed ibpd_reg_user_mr_dmah() (the macro
+ * kernels its function is renamed ibpd_ib_reg_user_mr_dmah() (the macro
  * expands only where a "(" follows: the prototype, the definition) and
  * ops.reg_user_mr (no "(") gets the adapter of the old signature below.
  */
 #ifndef IBPD_HAVE_IB_DMAH
 struct ib_dmah;
 
-#define ibpd_reg_user_mr(...) ibpd_reg_user_mr_dmah(__VA_ARGS__)
-struct ib_mr *ibpd_reg_user_mr_dmah(struct ib_pd *ibpd, u64 start,
-				    u64 length, u64 virt_addr, int access,
-				    struct ib_dmah *dmah,
-				    struct ib_udata *udata);
+#define ibpd_ib_reg_user_mr(...) ibpd_ib_reg_user_mr_dmah(__VA_ARGS__)
+struct ib_mr *ibpd_ib_reg_user_mr_dmah(struct ib_pd *ibpd, u64 start,
+				       u64 length, u64 virt_addr, int access,
+				       struct ib_dmah *dmah,
+				       struct ib_udata *udata);
 
 static inline struct ib_mr *
-(ibpd_reg_user_mr)(struct ib_pd *ibpd, u64 start, u64 length, u64 virt_addr,
-		   int access, struct ib_udata *udata)
+(ibpd_ib_reg_user_mr)(struct ib_pd *ibpd, u64 start, u64 length,
+		      u64 virt_addr, int access, struct ib_udata *udata)
 {
-	return ibpd_reg_user_mr_dmah(ibpd, start, length, virt_addr, access,
-				     NULL, udata);
+	return ibpd_ib_reg_user_mr_dmah(ibpd, start, length, virt_addr, access,
+					NULL, udata);
 }
 #endif
 

@@ -32,7 +32,7 @@ static struct dentry *ibpd_debugfs_root;
  * one buffer at most and an open file never outlives the table.
  */
 struct ibpd_pds_iter {
-	struct ibpd_dev *dev;
+	struct ibpd_ib_dev *dev;
 	struct ibpd_pool_walk walk;
 };
 
@@ -68,13 +68,13 @@ static void ibpd_pds_stop(struct seq_file *s, void *v)
 
 static int ibpd_pds_show(struct seq_file *s, void *v)
 {
-	struct ibpd_pd *pd;
+	struct ibpd_ib_pd *pd;
 
 	if (v == SEQ_START_TOKEN) {
 		seq_puts(s, "pdn usecnt id\n");
 		return 0;
 	}
-	pd = container_of(v, struct ibpd_pd, pdn);
+	pd = container_of(v, struct ibpd_ib_pd, pdn);
 	seq_printf(s, "%u %d %llu\n", pd->pdn.index,
 		   atomic_read(&pd->ibpd.usecnt), pd->id);
 	return 0;
@@ -110,7 +110,7 @@ static const struct file_operations ibpd_pds_fops = {
 /* The name changes with "rdma dev set NAME name NEW"; read it as it is. */
 static int ibpd_name_show(struct seq_file *s, void *unused)
 {
-	struct ibpd_dev *dev = s->private;
+	struct ibpd_ib_dev *dev = s->private;
 
 	seq_printf(s, "%.*s\n", IB_DEVICE_NAME_MAX, dev->ibdev.name);
 	return 0;
@@ -119,7 +119,7 @@ DEFINE_SHOW_ATTRIBUTE(ibpd_name);
 
 static int ibpd_max_pd_get(void *data, u64 *val)
 {
-	struct ibpd_dev *dev = data;
+	struct ibpd_ib_dev *dev = data;
 
 	*val = READ_ONCE(dev->max_pd);
 	return 0;
@@ -134,7 +134,7 @@ DEFINE_DEBUGFS_ATTRIBUTE(ibpd_max_pd_fops, ibpd_max_pd_get, ibpd_max_pd_set,
 
 static int ibpd_pdn_next_get(void *data, u64 *val)
 {
-	struct ibpd_dev *dev = data;
+	struct ibpd_ib_dev *dev = data;
 
 	*val = READ_ONCE(dev->pds.next);
 	return 0;
@@ -153,7 +153,7 @@ DEFINE_DEBUGFS_ATTRIBUTE(ibpd_pdn_next_fops, ibpd_pdn_next_get,
  * that holds it goes away). The directory is made once and lives until
  * ibpd_debugfs_dev_exit(), at dealloc_driver.
  */
-int ibpd_debugfs_dev_init(struct ibpd_dev *dev)
+int ibpd_debugfs_dev_init(struct ibpd_ib_dev *dev)
 {
 	char name[16];
 	struct dentry *d;
@@ -179,7 +179,7 @@ int ibpd_debugfs_dev_init(struct ibpd_dev *dev)
 }
 EXPORT_SYMBOL_IF_KUNIT(ibpd_debugfs_dev_init);
 
-void ibpd_debugfs_dev_exit(struct ibpd_dev *dev)
+void ibpd_debugfs_dev_exit(struct ibpd_ib_dev *dev)
 {
 	debugfs_remove(dev->ddir);
 	dev->ddir = NULL;

@@ -167,9 +167,9 @@ static struct kunit_suite ibpd_pool_suite = {
 };
 
 /* The PD and MR policies, on a device that is never registered. */
-static struct ibpd_dev *test_dev(struct kunit *test)
+static struct ibpd_ib_dev *test_dev(struct kunit *test)
 {
-	struct ibpd_dev *dev = kunit_kzalloc(test, sizeof(*dev), GFP_KERNEL);
+	struct ibpd_ib_dev *dev = kunit_kzalloc(test, sizeof(*dev), GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, dev);
 	KUNIT_ASSERT_EQ(test, 0, ibpd_dev_init_objects(dev, 1000));
@@ -183,9 +183,9 @@ static void test_dev_exit(struct kunit *test)
 		ibpd_dev_fini_objects(test->priv);
 }
 
-static struct ibpd_pd *test_pd(struct kunit *test, struct ibpd_dev *dev)
+static struct ibpd_ib_pd *test_pd(struct kunit *test, struct ibpd_ib_dev *dev)
 {
-	struct ibpd_pd *pd = kunit_kzalloc(test, sizeof(*pd), GFP_KERNEL);
+	struct ibpd_ib_pd *pd = kunit_kzalloc(test, sizeof(*pd), GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, pd);
 	pd->ibpd.device = &dev->ibdev;
@@ -194,8 +194,8 @@ static struct ibpd_pd *test_pd(struct kunit *test, struct ibpd_dev *dev)
 
 static void max_pd_enforced(struct kunit *test)
 {
-	struct ibpd_dev *dev = test_dev(test);
-	struct ibpd_pd *pds[4];
+	struct ibpd_ib_dev *dev = test_dev(test);
+	struct ibpd_ib_pd *pds[4];
 	int i;
 
 	dev->max_pd = 3;
@@ -217,8 +217,8 @@ static void max_pd_enforced(struct kunit *test)
 
 static void max_pd_lowered_below_live(struct kunit *test)
 {
-	struct ibpd_dev *dev = test_dev(test);
-	struct ibpd_pd *a = test_pd(test, dev), *b = test_pd(test, dev);
+	struct ibpd_ib_dev *dev = test_dev(test);
+	struct ibpd_ib_pd *a = test_pd(test, dev), *b = test_pd(test, dev);
 
 	KUNIT_ASSERT_EQ(test, 0, ibpd_pdn_alloc(dev, a));
 	KUNIT_ASSERT_EQ(test, 0, ibpd_pdn_alloc(dev, b));
@@ -233,7 +233,7 @@ static void max_pd_lowered_below_live(struct kunit *test)
 
 static void max_pd_setter_bounds(struct kunit *test)
 {
-	struct ibpd_dev *dev = test_dev(test);
+	struct ibpd_ib_dev *dev = test_dev(test);
 
 	KUNIT_EXPECT_EQ(test, -EINVAL, ibpd_set_max_pd(dev, 0));
 	KUNIT_EXPECT_EQ(test, -EINVAL,
@@ -246,8 +246,8 @@ static void max_pd_setter_bounds(struct kunit *test)
 
 static void fault_alloc_pd(struct kunit *test)
 {
-	struct ibpd_dev *dev = test_dev(test);
-	struct ibpd_pd *pd = test_pd(test, dev);
+	struct ibpd_ib_dev *dev = test_dev(test);
+	struct ibpd_ib_pd *pd = test_pd(test, dev);
 
 	dev->fail_alloc_pd = true;
 	KUNIT_EXPECT_EQ(test, -ENOMEM, ibpd_pdn_alloc(dev, pd));
@@ -274,8 +274,8 @@ static struct kunit_suite ibpd_pd_suite = {
 
 static void import_unchecked(struct kunit *test)
 {
-	struct ibpd_dev *dev = test_dev(test);
-	struct ibpd_pd *pd = test_pd(test, dev);
+	struct ibpd_ib_dev *dev = test_dev(test);
+	struct ibpd_ib_pd *pd = test_pd(test, dev);
 
 	KUNIT_ASSERT_EQ(test, 0, ibpd_pdn_alloc(dev, pd));
 	KUNIT_EXPECT_EQ(test, 0, ibpd_import_check(pd, NULL, NULL));
@@ -284,8 +284,8 @@ static void import_unchecked(struct kunit *test)
 
 static void import_checked_match(struct kunit *test)
 {
-	struct ibpd_dev *dev = test_dev(test);
-	struct ibpd_pd *pd = test_pd(test, dev);
+	struct ibpd_ib_dev *dev = test_dev(test);
+	struct ibpd_ib_pd *pd = test_pd(test, dev);
 
 	KUNIT_ASSERT_EQ(test, 0, ibpd_pdn_alloc(dev, pd));
 	KUNIT_EXPECT_EQ(test, 0, ibpd_import_check(pd, &pd->pdn.index, NULL));
@@ -296,8 +296,8 @@ static void import_checked_match(struct kunit *test)
 
 static void import_checked_stale(struct kunit *test)
 {
-	struct ibpd_dev *dev = test_dev(test);
-	struct ibpd_pd *a = test_pd(test, dev), *b = test_pd(test, dev);
+	struct ibpd_ib_dev *dev = test_dev(test);
+	struct ibpd_ib_pd *a = test_pd(test, dev), *b = test_pd(test, dev);
 	u32 old;
 
 	/* the handle's old PD went away and a new one took its place */
@@ -311,23 +311,23 @@ static void import_checked_stale(struct kunit *test)
 	ibpd_pdn_free(dev, b);
 }
 
-/* PDs made through ibpd_alloc_pd(), as uverbs makes them. */
-static void alloc_pd(struct kunit *test, struct ibpd_pd *pd)
+/* PDs made through ibpd_ib_alloc_pd(), as uverbs makes them. */
+static void alloc_pd(struct kunit *test, struct ibpd_ib_pd *pd)
 {
-	KUNIT_ASSERT_EQ(test, 0, ibpd_alloc_pd(&pd->ibpd, NULL));
+	KUNIT_ASSERT_EQ(test, 0, ibpd_ib_alloc_pd(&pd->ibpd, NULL));
 }
 
 static void pd_ids_count_up_from_one(struct kunit *test)
 {
-	struct ibpd_dev *dev = test_dev(test);
-	struct ibpd_pd *a = test_pd(test, dev), *b = test_pd(test, dev);
+	struct ibpd_ib_dev *dev = test_dev(test);
+	struct ibpd_ib_pd *a = test_pd(test, dev), *b = test_pd(test, dev);
 
 	alloc_pd(test, a);
 	alloc_pd(test, b);
 	KUNIT_EXPECT_EQ(test, 1ULL, a->id);
 	KUNIT_EXPECT_EQ(test, 2ULL, b->id);
-	ibpd_dealloc_pd(&a->ibpd, NULL);
-	ibpd_dealloc_pd(&b->ibpd, NULL);
+	ibpd_ib_dealloc_pd(&a->ibpd, NULL);
+	ibpd_ib_dealloc_pd(&b->ibpd, NULL);
 }
 
 /*
@@ -337,15 +337,15 @@ static void pd_ids_count_up_from_one(struct kunit *test)
  */
 static void pd_id_survives_pdn_wrap(struct kunit *test)
 {
-	struct ibpd_dev *dev = test_dev(test);
-	struct ibpd_pd *a = test_pd(test, dev), *b = test_pd(test, dev);
+	struct ibpd_ib_dev *dev = test_dev(test);
+	struct ibpd_ib_pd *a = test_pd(test, dev), *b = test_pd(test, dev);
 	u64 old_id;
 	u32 old_pdn;
 
 	alloc_pd(test, a);
 	old_pdn = a->pdn.index;
 	old_id = a->id;
-	ibpd_dealloc_pd(&a->ibpd, NULL);
+	ibpd_ib_dealloc_pd(&a->ibpd, NULL);
 	dev->pds.next = old_pdn;	/* as 2^24 allocations later */
 	alloc_pd(test, b);
 	KUNIT_EXPECT_EQ(test, old_pdn, b->pdn.index);
@@ -354,28 +354,29 @@ static void pd_id_survives_pdn_wrap(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, -ESTALE, ibpd_import_check(b, NULL, &old_id));
 	KUNIT_EXPECT_EQ(test, -ESTALE,
 			ibpd_import_check(b, &old_pdn, &old_id));
-	ibpd_dealloc_pd(&b->ibpd, NULL);
+	ibpd_ib_dealloc_pd(&b->ibpd, NULL);
 }
 
 /* An allocation that fails before alloc_pd draws an identity takes none. */
 static void pd_id_not_consumed_by_failure(struct kunit *test)
 {
-	struct ibpd_dev *dev = test_dev(test);
-	struct ibpd_pd *a = test_pd(test, dev), *b = test_pd(test, dev);
+	struct ibpd_ib_dev *dev = test_dev(test);
+	struct ibpd_ib_pd *a = test_pd(test, dev), *b = test_pd(test, dev);
 	int i;
 
 	alloc_pd(test, a);
 	dev->fail_alloc_pd = true;
 	for (i = 0; i < 3; i++)
-		KUNIT_EXPECT_EQ(test, -ENOMEM, ibpd_alloc_pd(&b->ibpd, NULL));
+		KUNIT_EXPECT_EQ(test, -ENOMEM,
+				ibpd_ib_alloc_pd(&b->ibpd, NULL));
 	dev->fail_alloc_pd = false;
 	dev->max_pd = 1;
-	KUNIT_EXPECT_EQ(test, -ENOMEM, ibpd_alloc_pd(&b->ibpd, NULL));
+	KUNIT_EXPECT_EQ(test, -ENOMEM, ibpd_ib_alloc_pd(&b->ibpd, NULL));
 	dev->max_pd = 2;
 	alloc_pd(test, b);
 	KUNIT_EXPECT_EQ(test, a->id + 1, b->id);
-	ibpd_dealloc_pd(&a->ibpd, NULL);
-	ibpd_dealloc_pd(&b->ibpd, NULL);
+	ibpd_ib_dealloc_pd(&a->ibpd, NULL);
+	ibpd_ib_dealloc_pd(&b->ibpd, NULL);
 }
 
 /*
@@ -386,28 +387,28 @@ static void pd_id_not_consumed_by_failure(struct kunit *test)
  */
 static void pd_id_never_given_back(struct kunit *test)
 {
-	struct ibpd_dev *dev = test_dev(test);
-	struct ibpd_pd *a = test_pd(test, dev), *b = test_pd(test, dev);
+	struct ibpd_ib_dev *dev = test_dev(test);
+	struct ibpd_ib_pd *a = test_pd(test, dev), *b = test_pd(test, dev);
 	u64 id;
 
 	alloc_pd(test, a);
 	id = a->id;
 	alloc_pd(test, b);
 	KUNIT_EXPECT_EQ(test, id + 1, b->id);
-	ibpd_dealloc_pd(&b->ibpd, NULL);
+	ibpd_ib_dealloc_pd(&b->ibpd, NULL);
 	alloc_pd(test, b);
 	KUNIT_EXPECT_EQ(test, id + 2, b->id);
-	ibpd_dealloc_pd(&a->ibpd, NULL);
-	ibpd_dealloc_pd(&b->ibpd, NULL);
+	ibpd_ib_dealloc_pd(&a->ibpd, NULL);
+	ibpd_ib_dealloc_pd(&b->ibpd, NULL);
 	alloc_pd(test, a);
 	KUNIT_EXPECT_EQ(test, id + 3, a->id);
-	ibpd_dealloc_pd(&a->ibpd, NULL);
+	ibpd_ib_dealloc_pd(&a->ibpd, NULL);
 }
 
 static void import_fault_knob(struct kunit *test)
 {
-	struct ibpd_dev *dev = test_dev(test);
-	struct ibpd_pd *pd = test_pd(test, dev);
+	struct ibpd_ib_dev *dev = test_dev(test);
+	struct ibpd_ib_pd *pd = test_pd(test, dev);
 
 	KUNIT_ASSERT_EQ(test, 0, ibpd_pdn_alloc(dev, pd));
 	dev->fail_import = true;
@@ -435,9 +436,9 @@ static struct kunit_suite ibpd_import_suite = {
 	.test_cases = ibpd_import_cases,
 };
 
-static struct ibpd_mr *test_mr(struct kunit *test)
+static struct ibpd_ib_mr *test_mr(struct kunit *test)
 {
-	struct ibpd_mr *mr = kunit_kzalloc(test, sizeof(*mr), GFP_KERNEL);
+	struct ibpd_ib_mr *mr = kunit_kzalloc(test, sizeof(*mr), GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, mr);
 	return mr;
@@ -445,8 +446,8 @@ static struct ibpd_mr *test_mr(struct kunit *test)
 
 static void mr_keys_unique_and_shaped(struct kunit *test)
 {
-	struct ibpd_dev *dev = test_dev(test);
-	struct ibpd_mr *mrs[32];
+	struct ibpd_ib_dev *dev = test_dev(test);
+	struct ibpd_ib_mr *mrs[32];
 	int i, j;
 
 	for (i = 0; i < ARRAY_SIZE(mrs); i++) {
@@ -469,8 +470,8 @@ static void mr_keys_unique_and_shaped(struct kunit *test)
 
 static void mr_key_not_reused_after_free(struct kunit *test)
 {
-	struct ibpd_dev *dev = test_dev(test);
-	struct ibpd_mr *a = test_mr(test), *b = test_mr(test);
+	struct ibpd_ib_dev *dev = test_dev(test);
+	struct ibpd_ib_mr *a = test_mr(test), *b = test_mr(test);
 	u32 old;
 
 	KUNIT_ASSERT_EQ(test, 0, ibpd_mr_key_alloc(dev, a));
@@ -483,8 +484,8 @@ static void mr_key_not_reused_after_free(struct kunit *test)
 
 static void mr_key_wraps_around(struct kunit *test)
 {
-	struct ibpd_dev *dev = test_dev(test);
-	struct ibpd_mr *a = test_mr(test), *b = test_mr(test);
+	struct ibpd_ib_dev *dev = test_dev(test);
+	struct ibpd_ib_mr *a = test_mr(test), *b = test_mr(test);
 
 	dev->mrs.next = U32_MAX >> 8;
 	KUNIT_ASSERT_EQ(test, 0, ibpd_mr_key_alloc(dev, a));
@@ -514,14 +515,14 @@ static struct ib_device *find_dev(const char *name)
 	return ib_device_get_by_name(name, RDMA_DRIVER_IBPD);
 }
 
-static struct ibpd_dev *add_dev(void)
+static struct ibpd_ib_dev *add_dev(void)
 {
 	return ibpd_dev_add("ibpdk%d", NULL, IBPD_DEFAULT_MAX_PD);
 }
 
 static void dev_add_registers(struct kunit *test)
 {
-	struct ibpd_dev *dev = ibpd_dev_add("ibpdk%d", NULL, 1000);
+	struct ibpd_ib_dev *dev = ibpd_dev_add("ibpdk%d", NULL, 1000);
 	struct ib_device *ibdev;
 
 	KUNIT_ASSERT_FALSE(test, IS_ERR(dev));
@@ -542,7 +543,7 @@ static void dev_add_registers(struct kunit *test)
 
 static void dev_del_unregisters(struct kunit *test)
 {
-	struct ibpd_dev *dev = add_dev();
+	struct ibpd_ib_dev *dev = add_dev();
 	char name[IB_DEVICE_NAME_MAX];
 	struct ib_device *ibdev;
 
@@ -557,7 +558,7 @@ static void dev_del_unregisters(struct kunit *test)
 
 static void dev_add_name_taken(struct kunit *test)
 {
-	struct ibpd_dev *dev = add_dev(), *dup;
+	struct ibpd_ib_dev *dev = add_dev(), *dup;
 
 	KUNIT_ASSERT_FALSE(test, IS_ERR(dev));
 	dup = ibpd_dev_add(dev_name(&dev->ibdev.dev), NULL,
@@ -570,7 +571,7 @@ static void dev_add_name_taken(struct kunit *test)
 
 static void dev_names_fill_lowest(struct kunit *test)
 {
-	struct ibpd_dev *a = add_dev(), *b, *c;
+	struct ibpd_ib_dev *a = add_dev(), *b, *c;
 	char bname[IB_DEVICE_NAME_MAX];
 
 	KUNIT_ASSERT_FALSE(test, IS_ERR(a));
@@ -589,22 +590,25 @@ static void dev_names_fill_lowest(struct kunit *test)
 
 static void dev_port_and_device_attrs(struct kunit *test)
 {
-	struct ibpd_dev *dev = add_dev();
+	struct ibpd_ib_dev *dev = add_dev();
 	struct ib_port_immutable imm = {};
 	struct ib_port_attr pattr = {};
 	struct ib_device_attr dattr;
 	struct ib_udata udata = {};
 
 	KUNIT_ASSERT_FALSE(test, IS_ERR(dev));
-	KUNIT_EXPECT_EQ(test, 0, ibpd_query_port(&dev->ibdev, 1, &pattr));
+	KUNIT_EXPECT_EQ(test, 0, ibpd_ib_query_port(&dev->ibdev, 1, &pattr));
 	KUNIT_EXPECT_EQ(test, IB_PORT_ACTIVE, pattr.state);
-	KUNIT_EXPECT_EQ(test, 0, ibpd_get_port_immutable(&dev->ibdev, 1, &imm));
+	KUNIT_EXPECT_EQ(test, 0,
+			ibpd_ib_get_port_immutable(&dev->ibdev, 1, &imm));
 	KUNIT_EXPECT_EQ(test, 0U, imm.core_cap_flags);
 	KUNIT_EXPECT_EQ(test, 0U, imm.max_mad_size);
-	KUNIT_EXPECT_EQ(test, 0, ibpd_query_device(&dev->ibdev, &dattr, &udata));
+	KUNIT_EXPECT_EQ(test, 0,
+			ibpd_ib_query_device(&dev->ibdev, &dattr, &udata));
 	KUNIT_EXPECT_EQ(test, (int)dev->max_pd, dattr.max_pd);
 	/* as at registration */
-	KUNIT_EXPECT_EQ(test, 0, ibpd_query_device(&dev->ibdev, &dattr, NULL));
+	KUNIT_EXPECT_EQ(test, 0,
+			ibpd_ib_query_device(&dev->ibdev, &dattr, NULL));
 	ibpd_dev_del(dev);
 }
 
@@ -614,7 +618,7 @@ static void dev_port_and_device_attrs(struct kunit *test)
  */
 static void dev_debugfs_once_by_index(struct kunit *test)
 {
-	struct ibpd_dev *dev = add_dev();
+	struct ibpd_ib_dev *dev = add_dev();
 	char index[16];
 	struct dentry *d;
 

@@ -10,7 +10,7 @@
 
 #include "ibpd.h"
 
-int ibpd_mr_key_alloc(struct ibpd_dev *dev, struct ibpd_mr *mr)
+int ibpd_mr_key_alloc(struct ibpd_ib_dev *dev, struct ibpd_ib_mr *mr)
 {
 	int ret;
 
@@ -23,18 +23,18 @@ int ibpd_mr_key_alloc(struct ibpd_dev *dev, struct ibpd_mr *mr)
 }
 EXPORT_SYMBOL_IF_KUNIT(ibpd_mr_key_alloc);
 
-void ibpd_mr_key_free(struct ibpd_dev *dev, struct ibpd_mr *mr)
+void ibpd_mr_key_free(struct ibpd_ib_dev *dev, struct ibpd_ib_mr *mr)
 {
 	ibpd_pool_free(&dev->mrs, &mr->key);
 }
 EXPORT_SYMBOL_IF_KUNIT(ibpd_mr_key_free);
 
-int ibpd_mrs_init(struct ibpd_dev *dev)
+int ibpd_mrs_init(struct ibpd_ib_dev *dev)
 {
 	return ibpd_pool_init(&dev->mrs);
 }
 
-void ibpd_mrs_fini(struct ibpd_dev *dev)
+void ibpd_mrs_fini(struct ibpd_ib_dev *dev)
 {
 	ibpd_pool_destroy(&dev->mrs);
 }

@@ -25,7 +25,7 @@ int ibpd_max_pd_check(u64 max_pd)
 }
 
 /* Lowering the limit below the live PDs only stops new allocations. */
-int ibpd_set_max_pd(struct ibpd_dev *dev, u64 max_pd)
+int ibpd_set_max_pd(struct ibpd_ib_dev *dev, u64 max_pd)
 {
 	int ret;
 
@@ -40,7 +40,7 @@ int ibpd_set_max_pd(struct ibpd_dev *dev, u64 max_pd)
 EXPORT_SYMBOL_IF_KUNIT(ibpd_set_max_pd);
 
 /* Moves the cyclic cursor, so that tests reach a wrap in a few calls. */
-int ibpd_set_pdn_next(struct ibpd_dev *dev, u64 pdn)
+int ibpd_set_pdn_next(struct ibpd_ib_dev *dev, u64 pdn)
 {
 	if (!pdn || pdn > IBPD_PDN_MAX)
 		return -EINVAL;
@@ -48,7 +48,7 @@ int ibpd_set_pdn_next(struct ibpd_dev *dev, u64 pdn)
 	return 0;
 }
 
-int ibpd_pdn_alloc(struct ibpd_dev *dev, struct ibpd_pd *pd)
+int ibpd_pdn_alloc(struct ibpd_ib_dev *dev, struct ibpd_ib_pd *pd)
 {
 	if (READ_ONCE(dev->fail_alloc_pd))
 		return -ENOMEM;
@@ -57,7 +57,7 @@ int ibpd_pdn_alloc(struct ibpd_dev *dev, struct ibpd_pd *pd)
 }
 EXPORT_SYMBOL_IF_KUNIT(ibpd_pdn_alloc);
 
-void ibpd_pdn_free(struct ibpd_dev *dev, struct ibpd_pd *pd)
+void ibpd_pdn_free(struct ibpd_ib_dev *dev, struct ibpd_ib_pd *pd)
 {
 	ibpd_pool_free(&dev->pds, &pd->pdn);
 }
@@ -70,7 +70,7 @@ EXPORT_SYMBOL_IF_KUNIT(ibpd_pdn_free);
  * the call (the driver's copy can fail part way, the core's copy after
  * it), so a failed allocation leaves a gap and never a repeat.
  */
-void ibpd_pd_id_alloc(struct ibpd_dev *dev, struct ibpd_pd *pd)
+void ibpd_pd_id_alloc(struct ibpd_ib_dev *dev, struct ibpd_ib_pd *pd)
 {
 	pd->id = atomic64_inc_return(&dev->pd_id);
 }
@@ -79,9 +79,9 @@ void ibpd_pd_id_alloc(struct ibpd_dev *dev, struct ibpd_pd *pd)
  * What IBPD_METHOD_PD_IMPORT checks before it answers: the expected pdn
  * and identity, each when given.
  */
-int ibpd_import_check(struct ibpd_pd *pd, const u32 *pdn, const u64 *id)
+int ibpd_import_check(struct ibpd_ib_pd *pd, const u32 *pdn, const u64 *id)
 {
-	if (READ_ONCE(to_idev(pd->ibpd.device)->fail_import))
+	if (READ_ONCE(to_ibpd_ib_dev(pd->ibpd.device)->fail_import))
 		return -ENOMEM;
 	if (pdn && *pdn != pd->pdn.index)
 		return -ESTALE;
@@ -92,7 +92,7 @@ int ibpd_import_check(struct ibpd_pd *pd, const u32 *pdn, const u64 *id)
 EXPORT_SYMBOL_IF_KUNIT(ibpd_import_check);
 
 /* A new device's PDs: none yet, at most max_pd of them live. */
-int ibpd_pds_init(struct ibpd_dev *dev, u32 max_pd)
+int ibpd_pds_init(struct ibpd_ib_dev *dev, u32 max_pd)
 {
 	int ret;
 
@@ -103,7 +103,7 @@ int ibpd_pds_init(struct ibpd_dev *dev, u32 max_pd)
 	return ibpd_pool_init(&dev->pds);
 }
 
-void ibpd_pds_fini(struct ibpd_dev *dev)
+void ibpd_pds_fini(struct ibpd_ib_dev *dev)
 {
 	ibpd_pool_destroy(&dev->pds);
 }

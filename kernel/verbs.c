@@ -15,10 +15,10 @@
 
 #include "ibpd.h"
 
-int ibpd_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
-		      struct ib_udata *udata)
+int ibpd_ib_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
+			 struct ib_udata *udata)
 {
-	struct ibpd_dev *dev = to_idev(ibdev);
+	struct ibpd_ib_dev *dev = to_ibpd_ib_dev(ibdev);
 	int ret;
 
 	ret = ib_no_udata_io(udata);
@@ -35,10 +35,10 @@ int ibpd_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	return 0;
 }
-EXPORT_SYMBOL_IF_KUNIT(ibpd_query_device);
+EXPORT_SYMBOL_IF_KUNIT(ibpd_ib_query_device);
 
-int ibpd_query_port(struct ib_device *ibdev, u32 port,
-		    struct ib_port_attr *attr)
+int ibpd_ib_query_port(struct ib_device *ibdev, u32 port,
+		       struct ib_port_attr *attr)
 {
 	/* The core zeroes *attr before calling us. */
 	attr->state = IB_PORT_ACTIVE;
@@ -50,10 +50,10 @@ int ibpd_query_port(struct ib_device *ibdev, u32 port,
 	attr->max_msg_sz = U32_MAX;
 	return 0;
 }
-EXPORT_SYMBOL_IF_KUNIT(ibpd_query_port);
+EXPORT_SYMBOL_IF_KUNIT(ibpd_ib_query_port);
 
-int ibpd_get_port_immutable(struct ib_device *ibdev, u32 port,
-			    struct ib_port_immutable *immutable)
+int ibpd_ib_get_port_immutable(struct ib_device *ibdev, u32 port,
+			       struct ib_port_immutable *immutable)
 {
 	/* No MADs, no GIDs, no P_Keys: a uverbs-only device. */
 	immutable->core_cap_flags = 0;
@@ -62,31 +62,31 @@ int ibpd_get_port_immutable(struct ib_device *ibdev, u32 port,
 	immutable->max_mad_size = 0;
 	return 0;
 }
-EXPORT_SYMBOL_IF_KUNIT(ibpd_get_port_immutable);
+EXPORT_SYMBOL_IF_KUNIT(ibpd_ib_get_port_immutable);
 
-enum rdma_link_layer ibpd_get_link_layer(struct ib_device *ibdev, u32 port)
+enum rdma_link_layer ibpd_ib_get_link_layer(struct ib_device *ibdev, u32 port)
 {
 	return IB_LINK_LAYER_UNSPECIFIED;
 }
 
 /* No driver data in either direction: refuse input, zero the response. */
-int ibpd_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
+int ibpd_ib_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 {
 	return ib_no_udata_io(udata);
 }
 
-void ibpd_dealloc_ucontext(struct ib_ucontext *ibuc)
+void ibpd_ib_dealloc_ucontext(struct ib_ucontext *ibuc)
 {
 }
 
-int ibpd_query_ucontext(struct ib_ucontext *ibuc,
-			struct uverbs_attr_bundle *attrs)
+int ibpd_ib_query_ucontext(struct ib_ucontext *ibuc,
+			   struct uverbs_attr_bundle *attrs)
 {
 	/* The core answers the generic attributes; nothing driver-specific. */
 	return 0;
 }
 
-void ibpd_disassociate_ucontext(struct ib_ucontext *ibuc)
+void ibpd_ib_disassociate_ucontext(struct ib_ucontext *ibuc)
 {
 	/*
 	 * Nothing is mmapped to userspace, so there is nothing to zap. The
@@ -96,10 +96,10 @@ void ibpd_disassociate_ucontext(struct ib_ucontext *ibuc)
 }
 
 /* ALLOC_PD has no driver input; its response is struct ibpd_alloc_pd_resp. */
-int ibpd_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
+int ibpd_ib_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
-	struct ibpd_dev *dev = to_idev(ibpd->device);
-	struct ibpd_pd *pd = to_ipd(ibpd);
+	struct ibpd_ib_dev *dev = to_ibpd_ib_dev(ibpd->device);
+	struct ibpd_ib_pd *pd = to_ibpd_ib_pd(ibpd);
 	struct ibpd_alloc_pd_resp resp = {};
 	int ret;
 
@@ -125,21 +125,21 @@ err_free:
 	ibpd_pdn_free(dev, pd);
 	return ret;
 }
-EXPORT_SYMBOL_IF_KUNIT(ibpd_alloc_pd);
+EXPORT_SYMBOL_IF_KUNIT(ibpd_ib_alloc_pd);
 
-int ibpd_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
+int ibpd_ib_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
-	ibpd_pdn_free(to_idev(ibpd->device), to_ipd(ibpd));
+	ibpd_pdn_free(to_ibpd_ib_dev(ibpd->device), to_ibpd_ib_pd(ibpd));
 	return 0;
 }
-EXPORT_SYMBOL_IF_KUNIT(ibpd_dealloc_pd);
+EXPORT_SYMBOL_IF_KUNIT(ibpd_ib_dealloc_pd);
 
-struct ib_mr *ibpd_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
-			       u64 virt_addr, int access,
-			       struct ib_dmah *dmah, struct ib_udata *udata)
+struct ib_mr *ibpd_ib_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+				  u64 virt_addr, int access,
+				  struct ib_dmah *dmah, struct ib_udata *udata)
 {
-	struct ibpd_dev *dev = to_idev(ibpd->device);
-	struct ibpd_mr *mr;
+	struct ibpd_ib_dev *dev = to_ibpd_ib_dev(ibpd->device);
+	struct ibpd_ib_mr *mr;
 	int ret;
 
 	if (dmah)
@@ -177,11 +177,11 @@ err_free:
 	return ERR_PTR(ret);
 }
 
-int ibpd_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
+int ibpd_ib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
-	struct ibpd_mr *mr = to_imr(ibmr);
+	struct ibpd_ib_mr *mr = to_ibpd_ib_mr(ibmr);
 
-	ibpd_mr_key_free(to_idev(ibmr->device), mr);
+	ibpd_mr_key_free(to_ibpd_ib_dev(ibmr->device), mr);
 	ib_umem_release(mr->umem);
 	kfree(mr);
 	return 0;
