@@ -83,14 +83,17 @@ all: build-deps
 build-deps:
 	scripts/build/install-deps --build
 
-# Sources are linked one by one: kbuild writes objects beside them.
+# The module's directory as in tree, kernel/Makefile its object list, with
+# compat/ and uapi/ under it. Sources are linked one by one: kbuild writes
+# objects beside them. (kernel/ and Kbuild: an older layout's.)
 module:
-	@[ ! -L $(KMOD)/kernel ] || rm $(KMOD)/kernel
-	@mkdir -p $(KMOD)/kernel $(KMOD)/compat
-	@ln -sfn $(CURDIR)/Kbuild $(KMOD)/Kbuild
+	@rm -rf $(KMOD)/kernel $(KMOD)/Kbuild
+	@mkdir -p $(KMOD)/compat
+	@ln -sfn $(CURDIR)/kernel/Makefile $(KMOD)/Makefile
 	@ln -sfn $(CURDIR)/uapi $(KMOD)/uapi
-	@for f in $(CURDIR)/kernel/*.[ch]; do ln -sfn $$f $(KMOD)/kernel/; done
-	@for f in $(CURDIR)/compat/compat.[ch]; do ln -sfn $$f $(KMOD)/compat/; done
+	@for f in $(CURDIR)/kernel/*.[ch]; do ln -sfn $$f $(KMOD)/; done
+	@for f in $(CURDIR)/compat/compat.[ch] $(CURDIR)/compat/Kbuild.include; do \
+		ln -sfn $$f $(KMOD)/compat/; done
 	$(MAKE) -C $(KDIR) M=$(KMOD) modules
 
 lib: provider $(B)/libibpd.pc $(B)/ibpd
