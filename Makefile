@@ -88,16 +88,20 @@ all: build-deps
 build-deps:
 	scripts/build/install-deps --build
 
-# Sources are linked one by one: kbuild writes objects beside them. Two
-# builds for one kernel (make check's lanes) take turns.
+# The module's directory as in tree, kernel/Makefile its object list, with
+# compat/ and uapi/ under it. Sources are linked one by one: kbuild writes
+# objects beside them. (kernel/ and Kbuild: an older layout's.) Two
+# builds for one kernel (make check's lanes) take turns, links included.
 module:
-	@[ ! -L $(KMOD)/kernel ] || rm $(KMOD)/kernel
-	@mkdir -p $(KMOD)/kernel $(KMOD)/compat
-	@ln -sfn $(CURDIR)/Kbuild $(KMOD)/Kbuild
-	@ln -sfn $(CURDIR)/uapi $(KMOD)/uapi
-	@for f in $(CURDIR)/kernel/*.[ch]; do ln -sfn $$f $(KMOD)/kernel/; done
-	@for f in $(CURDIR)/compat/compat.[ch]; do ln -sfn $$f $(KMOD)/compat/; done
-	flock $(KMOD).lock $(MAKE) -C $(KDIR) M=$(KMOD) modules
+	@mkdir -p $(KMOD)
+	flock $(KMOD).lock sh -ec '\
+	rm -rf $(KMOD)/kernel $(KMOD)/Kbuild; mkdir -p $(KMOD)/compat; \
+	ln -sfn $(CURDIR)/kernel/Makefile $(KMOD)/Makefile; \
+	ln -sfn $(CURDIR)/uapi $(KMOD)/uapi; \
+	for f in $(CURDIR)/kernel/*.[ch]; do ln -sfn $$f $(KMOD)/; done; \
+	for f in $(CURDIR)/compat/compat.[ch] $(CURDIR)/compat/Kbuild.include; do \
+		ln -sfn $$f $(KMOD)/compat/; done; \
+	$(MAKE) -C $(KDIR) M=$(KMOD) modules'
 
 lib: provider $(B)/libibpd.pc $(B)/ibpd
 

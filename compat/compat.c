@@ -3,8 +3,8 @@
  * Copyright (c) 2026 The ibpd authors.
  *
  * Out of tree only (see compat.h): what the driver would have in tree from
- * a driver id of its own, RDMA_DRIVER_IBPD. Kbuild builds it only for a
- * kernel without one.
+ * a driver id of its own, RDMA_DRIVER_IBPD. Kbuild.include builds it only
+ * for a kernel without one.
  *
  * The devices are tracked from their first enable_driver to their
  * dealloc_driver, which ibpd_compat_set_device_ops() wraps around the

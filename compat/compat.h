@@ -4,8 +4,8 @@
  *
  * Every difference between the kernels ibpd builds against lives here, so
  * that the rest of the driver reads like mainline code. The oldest kernel
- * supported is 6.1. Kbuild includes it in every source (no source names
- * it); not part of the upstream series.
+ * supported is 6.1. Kbuild.include (beside it) includes it in every
+ * source (no source names it); not part of the upstream series.
  */
 
 #ifndef _IBPD_COMPAT_H
@@ -16,26 +16,26 @@
 
 /*
  * 6.17 added a DMA handle argument to reg_user_mr (IBPD_HAVE_IB_DMAH is
- * probed in Kbuild). The driver has the mainline signature; on older
- * kernels its function is renamed ibpd_reg_user_mr_dmah() (the macro
+ * probed in Kbuild.include). The driver has the mainline signature; on
+ * older kernels its function is renamed ibpd_ib_reg_user_mr_dmah() (the macro
  * expands only where a "(" follows: the prototype, the definition) and
  * ops.reg_user_mr (no "(") gets the adapter of the old signature below.
  */
 #ifndef IBPD_HAVE_IB_DMAH
 struct ib_dmah;
 
-#define ibpd_reg_user_mr(...) ibpd_reg_user_mr_dmah(__VA_ARGS__)
-struct ib_mr *ibpd_reg_user_mr_dmah(struct ib_pd *ibpd, u64 start,
-				    u64 length, u64 virt_addr, int access,
-				    struct ib_dmah *dmah,
-				    struct ib_udata *udata);
+#define ibpd_ib_reg_user_mr(...) ibpd_ib_reg_user_mr_dmah(__VA_ARGS__)
+struct ib_mr *ibpd_ib_reg_user_mr_dmah(struct ib_pd *ibpd, u64 start,
+				       u64 length, u64 virt_addr, int access,
+				       struct ib_dmah *dmah,
+				       struct ib_udata *udata);
 
 static inline struct ib_mr *
-(ibpd_reg_user_mr)(struct ib_pd *ibpd, u64 start, u64 length, u64 virt_addr,
-		   int access, struct ib_udata *udata)
+(ibpd_ib_reg_user_mr)(struct ib_pd *ibpd, u64 start, u64 length,
+		      u64 virt_addr, int access, struct ib_udata *udata)
 {
-	return ibpd_reg_user_mr_dmah(ibpd, start, length, virt_addr, access,
-				     NULL, udata);
+	return ibpd_ib_reg_user_mr_dmah(ibpd, start, length, virt_addr, access,
+					NULL, udata);
 }
 #endif
 

@@ -20,7 +20,6 @@
 #include <kunit/visibility.h>
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
-#include <rdma/ibpd-abi.h>
 
 #include "ibpd.h"
 
@@ -33,22 +32,22 @@ static struct dentry *ibpd_debugfs_root;
  * one buffer at most and an open file never outlives the table.
  */
 struct ibpd_pds_iter {
-	struct ibpd_dev *dev;
-	struct ibpd_ids_walk walk;
+	struct ibpd_ib_dev *dev;
+	struct ibpd_pool_walk walk;
 };
 
 static void *ibpd_pds_start(struct seq_file *s, loff_t *pos)
-	__acquires(&walk->ids->lock) __acquires(RCU)
+	__acquires(&walk->pool->lock) __acquires(RCU)
 {
 	struct ibpd_pds_iter *it = s->private;
 
 	if (!*pos)
-		ibpd_ids_walk_init(&it->walk, &it->dev->pds);
-	ibpd_ids_walk_start(&it->walk);
+		ibpd_pool_walk_init(&it->walk, &it->dev->pds);
+	ibpd_pool_walk_start(&it->walk);
 	if (!*pos)
 		return SEQ_START_TOKEN;
 	/* on from where the last read stopped, the unprinted entry first */
-	return ibpd_ids_walk_peek(&it->walk);
+	return ibpd_pool_walk_peek(&it->walk);
 }
 
 static void *ibpd_pds_next(struct seq_file *s, void *v, loff_t *pos)
@@ -56,27 +55,27 @@ static void *ibpd_pds_next(struct seq_file *s, void *v, loff_t *pos)
 	struct ibpd_pds_iter *it = s->private;
 
 	++*pos;
-	return ibpd_ids_walk_next(&it->walk);
+	return ibpd_pool_walk_next(&it->walk);
 }
 
 static void ibpd_pds_stop(struct seq_file *s, void *v)
-	__releases(RCU) __releases(&walk->ids->lock)
+	__releases(RCU) __releases(&walk->pool->lock)
 {
 	struct ibpd_pds_iter *it = s->private;
 
-	ibpd_ids_walk_stop(&it->walk);
+	ibpd_pool_walk_stop(&it->walk);
 }
 
 static int ibpd_pds_show(struct seq_file *s, void *v)
 {
-	struct ibpd_pd *pd;
+	struct ibpd_ib_pd *pd;
 
 	if (v == SEQ_START_TOKEN) {
 		seq_puts(s, "pdn usecnt id\n");
 		return 0;
 	}
-	pd = container_of(v, struct ibpd_pd, pdn);
-	seq_printf(s, "%u %d %llu\n", pd->pdn.id,
+	pd = container_of(v, struct ibpd_ib_pd, pdn);
+	seq_printf(s, "%u %d %llu\n", pd->pdn.index,
 		   atomic_read(&pd->ibpd.usecnt), pd->id);
 	return 0;
 }
@@ -111,7 +110,7 @@ static const struct file_operations ibpd_pds_fops = {
 /* The name changes with "rdma dev set NAME name NEW"; read it as it is. */
 static int ibpd_name_show(struct seq_file *s, void *unused)
 {
-	struct ibpd_dev *dev = s->private;
+	struct ibpd_ib_dev *dev = s->private;
 
 	seq_printf(s, "%.*s\n", IB_DEVICE_NAME_MAX, dev->ibdev.name);
 	return 0;
@@ -120,48 +119,30 @@ DEFINE_SHOW_ATTRIBUTE(ibpd_name);
 
 static int ibpd_max_pd_get(void *data, u64 *val)
 {
-	struct ibpd_dev *dev = data;
+	struct ibpd_ib_dev *dev = data;
 
 	*val = READ_ONCE(dev->max_pd);
 	return 0;
 }
 
-/* Lowering the limit below the live PDs only stops new allocations. */
-int ibpd_dev_set_max_pd(struct ibpd_dev *dev, u64 val)
-{
-	if (!val || val > IBPD_PDN_MAX)
-		return -EINVAL;
-	WRITE_ONCE(dev->max_pd, val);
-	/* Keep what ibv_query_device() reports in step. */
-	WRITE_ONCE(dev->ibdev.attrs.max_pd, val);
-	return 0;
-}
-EXPORT_SYMBOL_IF_KUNIT(ibpd_dev_set_max_pd);
-
 static int ibpd_max_pd_set(void *data, u64 val)
 {
-	return ibpd_dev_set_max_pd(data, val);
+	return ibpd_set_max_pd(data, val);
 }
 DEFINE_DEBUGFS_ATTRIBUTE(ibpd_max_pd_fops, ibpd_max_pd_get, ibpd_max_pd_set,
 			 "%llu\n");
 
 static int ibpd_pdn_next_get(void *data, u64 *val)
 {
-	struct ibpd_dev *dev = data;
+	struct ibpd_ib_dev *dev = data;
 
 	*val = READ_ONCE(dev->pds.next);
 	return 0;
 }
 
-/* Moves the cyclic cursor, so that tests reach a wrap in a few calls. */
 static int ibpd_pdn_next_set(void *data, u64 val)
 {
-	struct ibpd_dev *dev = data;
-
-	if (!val || val > IBPD_PDN_MAX)
-		return -EINVAL;
-	WRITE_ONCE(dev->pds.next, val);
-	return 0;
+	return ibpd_set_pdn_next(data, val);
 }
 DEFINE_DEBUGFS_ATTRIBUTE(ibpd_pdn_next_fops, ibpd_pdn_next_get,
 			 ibpd_pdn_next_set, "%llu\n");
@@ -172,7 +153,7 @@ DEFINE_DEBUGFS_ATTRIBUTE(ibpd_pdn_next_fops, ibpd_pdn_next_get,
  * that holds it goes away). The directory is made once and lives until
  * ibpd_debugfs_dev_exit(), at dealloc_driver.
  */
-int ibpd_debugfs_dev_init(struct ibpd_dev *dev)
+int ibpd_debugfs_dev_init(struct ibpd_ib_dev *dev)
 {
 	char name[16];
 	struct dentry *d;
@@ -198,7 +179,7 @@ int ibpd_debugfs_dev_init(struct ibpd_dev *dev)
 }
 EXPORT_SYMBOL_IF_KUNIT(ibpd_debugfs_dev_init);
 
-void ibpd_debugfs_dev_exit(struct ibpd_dev *dev)
+void ibpd_debugfs_dev_exit(struct ibpd_ib_dev *dev)
 {
 	debugfs_remove(dev->ddir);
 	dev->ddir = NULL;

@@ -13,7 +13,7 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/uverbs_ioctl.h>
 
-#include "ids.h"
+#include "pool.h"
 
 struct ib_dmah;
 
@@ -29,13 +29,13 @@ struct ib_dmah;
 #define IBPD_MAX_MR		BIT(20)
 #define IBPD_MAX_MR_SIZE	U32_MAX
 
-struct ibpd_dev {
+struct ibpd_ib_dev {
 	struct ib_device ibdev;
 
-	struct ibpd_ids pds;		/* PD numbers */
+	struct ibpd_pool pds;		/* PD numbers */
 	atomic64_t pd_id;		/* the last PD identity given out */
 	u32 max_pd;
-	struct ibpd_ids mrs;		/* MR key indexes (key >> 8) */
+	struct ibpd_pool mrs;		/* MR key indices (key >> 8) */
 
 	/*
 	 * "rdma link add": the netdev, the netdevice notifier's list, and
@@ -53,7 +53,7 @@ struct ibpd_dev {
 	bool fail_import;
 };
 
-struct ibpd_ucontext {
+struct ibpd_ib_ucontext {
 	struct ib_ucontext ibuc;
 };
 
@@ -63,64 +63,76 @@ struct ibpd_ucontext {
  * the life of the device (at 10^9 allocations a second it would wrap after
  * 584 years), so a checked import cannot mistake a newer PD for an old one.
  */
-struct ibpd_pd {
+struct ibpd_ib_pd {
 	struct ib_pd ibpd;
-	struct ibpd_id pdn;
+	struct ibpd_pool_entry pdn;
 	u64 id;
 };
 
-struct ibpd_mr {
+struct ibpd_ib_mr {
 	struct ib_mr ibmr;
 	struct ib_umem *umem;
-	struct ibpd_id key;
+	struct ibpd_pool_entry key;
 };
 
-static inline struct ibpd_dev *to_idev(struct ib_device *ibdev)
+static inline struct ibpd_ib_dev *to_ibpd_ib_dev(struct ib_device *ibdev)
 {
-	return container_of(ibdev, struct ibpd_dev, ibdev);
+	return container_of(ibdev, struct ibpd_ib_dev, ibdev);
 }
 
-static inline struct ibpd_pd *to_ipd(struct ib_pd *ibpd)
+static inline struct ibpd_ib_pd *to_ibpd_ib_pd(struct ib_pd *ibpd)
 {
-	return container_of(ibpd, struct ibpd_pd, ibpd);
+	return container_of(ibpd, struct ibpd_ib_pd, ibpd);
 }
 
-static inline struct ibpd_mr *to_imr(struct ib_mr *ibmr)
+static inline struct ibpd_ib_mr *to_ibpd_ib_mr(struct ib_mr *ibmr)
 {
-	return container_of(ibmr, struct ibpd_mr, ibmr);
+	return container_of(ibmr, struct ibpd_ib_mr, ibmr);
 }
 
 /* main.c */
-extern unsigned int ibpd_max_pd;
-struct ibpd_dev *ibpd_dev_add(const char *name, struct net_device *netdev);
-void ibpd_dev_del(struct ibpd_dev *dev);
+struct ibpd_ib_dev *ibpd_dev_add(const char *name, struct net_device *netdev,
+				 u32 max_pd);
+void ibpd_dev_del(struct ibpd_ib_dev *dev);
+int ibpd_dev_init_objects(struct ibpd_ib_dev *dev, u32 max_pd);
+void ibpd_dev_fini_objects(struct ibpd_ib_dev *dev);
+
+/* pd.c */
+int ibpd_max_pd_check(u64 max_pd);
+int ibpd_set_max_pd(struct ibpd_ib_dev *dev, u64 max_pd);
+int ibpd_set_pdn_next(struct ibpd_ib_dev *dev, u64 pdn);
+int ibpd_pdn_alloc(struct ibpd_ib_dev *dev, struct ibpd_ib_pd *pd);
+void ibpd_pdn_free(struct ibpd_ib_dev *dev, struct ibpd_ib_pd *pd);
+void ibpd_pd_id_alloc(struct ibpd_ib_dev *dev, struct ibpd_ib_pd *pd);
+int ibpd_import_check(struct ibpd_ib_pd *pd, const u32 *pdn, const u64 *id);
+int ibpd_pds_init(struct ibpd_ib_dev *dev, u32 max_pd);
+void ibpd_pds_fini(struct ibpd_ib_dev *dev);
+
+/* mr.c */
+int ibpd_mr_key_alloc(struct ibpd_ib_dev *dev, struct ibpd_ib_mr *mr);
+void ibpd_mr_key_free(struct ibpd_ib_dev *dev, struct ibpd_ib_mr *mr);
+int ibpd_mrs_init(struct ibpd_ib_dev *dev);
+void ibpd_mrs_fini(struct ibpd_ib_dev *dev);
 
 /* verbs.c */
-int ibpd_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
-		      struct ib_udata *udata);
-int ibpd_query_port(struct ib_device *ibdev, u32 port,
-		    struct ib_port_attr *attr);
-int ibpd_get_port_immutable(struct ib_device *ibdev, u32 port,
-			    struct ib_port_immutable *immutable);
-enum rdma_link_layer ibpd_get_link_layer(struct ib_device *ibdev, u32 port);
-int ibpd_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata);
-void ibpd_dealloc_ucontext(struct ib_ucontext *ibuc);
-int ibpd_query_ucontext(struct ib_ucontext *ibuc,
-			struct uverbs_attr_bundle *attrs);
-void ibpd_disassociate_ucontext(struct ib_ucontext *ibuc);
-int ibpd_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
-int ibpd_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
-struct ib_mr *ibpd_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
-			       u64 virt_addr, int access,
-			       struct ib_dmah *dmah, struct ib_udata *udata);
-int ibpd_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
-int ibpd_pdn_alloc(struct ibpd_dev *dev, struct ibpd_pd *pd);
-void ibpd_pdn_free(struct ibpd_dev *dev, struct ibpd_pd *pd);
-int ibpd_import_check(struct ibpd_pd *pd, const u32 *pdn, const u64 *id);
-int ibpd_mr_key_alloc(struct ibpd_dev *dev, struct ibpd_mr *mr);
-void ibpd_mr_key_free(struct ibpd_dev *dev, struct ibpd_mr *mr);
-int ibpd_dev_init_objects(struct ibpd_dev *dev);
-void ibpd_dev_fini_objects(struct ibpd_dev *dev);
+int ibpd_ib_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
+			 struct ib_udata *udata);
+int ibpd_ib_query_port(struct ib_device *ibdev, u32 port,
+		       struct ib_port_attr *attr);
+int ibpd_ib_get_port_immutable(struct ib_device *ibdev, u32 port,
+			       struct ib_port_immutable *immutable);
+enum rdma_link_layer ibpd_ib_get_link_layer(struct ib_device *ibdev, u32 port);
+int ibpd_ib_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata);
+void ibpd_ib_dealloc_ucontext(struct ib_ucontext *ibuc);
+int ibpd_ib_query_ucontext(struct ib_ucontext *ibuc,
+			   struct uverbs_attr_bundle *attrs);
+void ibpd_ib_disassociate_ucontext(struct ib_ucontext *ibuc);
+int ibpd_ib_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
+int ibpd_ib_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
+struct ib_mr *ibpd_ib_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+				  u64 virt_addr, int access,
+				  struct ib_dmah *dmah, struct ib_udata *udata);
+int ibpd_ib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 
 /* std_types.c */
 extern const struct uapi_definition ibpd_uapi_defs[];
@@ -139,8 +151,7 @@ void rdma_restrack_set_name(struct rdma_restrack_entry *res,
 /* debugfs.c */
 void ibpd_debugfs_init(void);
 void ibpd_debugfs_exit(void);
-int ibpd_debugfs_dev_init(struct ibpd_dev *dev);
-void ibpd_debugfs_dev_exit(struct ibpd_dev *dev);
-int ibpd_dev_set_max_pd(struct ibpd_dev *dev, u64 val);
+int ibpd_debugfs_dev_init(struct ibpd_ib_dev *dev);
+void ibpd_debugfs_dev_exit(struct ibpd_ib_dev *dev);
 
 #endif /* _IBPD_H */

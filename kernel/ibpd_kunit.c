@@ -2,7 +2,7 @@
 /*
  * Copyright (c) 2026 The ibpd authors.
  *
- * KUnit suites for ibpd's internals: the id allocator (allocation,
+ * KUnit suites for ibpd's internals: the index pool (allocation,
  * wrap-around, the walk), max_pd, the import checks, MR keys and counts,
  * the fault knobs, and the device lifecycle through ib_core. Built as
  * ibpd_kunit.ko on kernels with CONFIG_KUNIT; the tests run when it is
@@ -18,139 +18,139 @@
 #include "ibpd.h"
 
 /*
- * The id allocator (ids.c), on a table of its own over the PD number
+ * The index pool (pool.c), on a table of its own over the PD number
  * space, [1, IBPD_PDN_MAX].
  */
-static struct ibpd_ids *test_ids(struct kunit *test)
+static struct ibpd_pool *test_pool(struct kunit *test)
 {
-	struct ibpd_ids *ids = kunit_kzalloc(test, sizeof(*ids), GFP_KERNEL);
+	struct ibpd_pool *pool = kunit_kzalloc(test, sizeof(*pool), GFP_KERNEL);
 
-	KUNIT_ASSERT_NOT_NULL(test, ids);
-	KUNIT_ASSERT_EQ(test, 0, ibpd_ids_init(ids));
-	test->priv = ids;
-	return ids;
+	KUNIT_ASSERT_NOT_NULL(test, pool);
+	KUNIT_ASSERT_EQ(test, 0, ibpd_pool_init(pool));
+	test->priv = pool;
+	return pool;
 }
 
-static void test_ids_exit(struct kunit *test)
+static void test_pool_exit(struct kunit *test)
 {
 	if (test->priv)
-		ibpd_ids_destroy(test->priv);
+		ibpd_pool_destroy(test->priv);
 }
 
-static struct ibpd_id *test_id(struct kunit *test)
+static struct ibpd_pool_entry *test_entry(struct kunit *test)
 {
-	struct ibpd_id *id = kunit_kzalloc(test, sizeof(*id), GFP_KERNEL);
+	struct ibpd_pool_entry *e = kunit_kzalloc(test, sizeof(*e), GFP_KERNEL);
 
-	KUNIT_ASSERT_NOT_NULL(test, id);
-	return id;
+	KUNIT_ASSERT_NOT_NULL(test, e);
+	return e;
 }
 
 /* A pdn, at most 1000 of them live. */
-static int pdn_alloc(struct ibpd_ids *ids, struct ibpd_id *id)
+static int pdn_alloc(struct ibpd_pool *pool, struct ibpd_pool_entry *e)
 {
-	return ibpd_id_alloc(ids, 1000, IBPD_PDN_MAX, id);
+	return ibpd_pool_alloc(pool, 1000, IBPD_PDN_MAX, e);
 }
 
 static void pdn_first_is_one(struct kunit *test)
 {
-	struct ibpd_ids *ids = test_ids(test);
-	struct ibpd_id *a = test_id(test);
+	struct ibpd_pool *pool = test_pool(test);
+	struct ibpd_pool_entry *a = test_entry(test);
 
-	KUNIT_ASSERT_EQ(test, 0, pdn_alloc(ids, a));
-	KUNIT_EXPECT_EQ(test, 1U, a->id);
-	KUNIT_EXPECT_EQ(test, 1, atomic_read(&ids->count));
-	ibpd_id_free(ids, a);
-	KUNIT_EXPECT_EQ(test, 0, atomic_read(&ids->count));
+	KUNIT_ASSERT_EQ(test, 0, pdn_alloc(pool, a));
+	KUNIT_EXPECT_EQ(test, 1U, a->index);
+	KUNIT_EXPECT_EQ(test, 1, atomic_read(&pool->count));
+	ibpd_pool_free(pool, a);
+	KUNIT_EXPECT_EQ(test, 0, atomic_read(&pool->count));
 }
 
 static void pdn_unique(struct kunit *test)
 {
-	struct ibpd_ids *ids = test_ids(test);
-	struct ibpd_id *a[64];
+	struct ibpd_pool *pool = test_pool(test);
+	struct ibpd_pool_entry *a[64];
 	int i, j;
 
 	for (i = 0; i < ARRAY_SIZE(a); i++) {
-		a[i] = test_id(test);
-		KUNIT_ASSERT_EQ(test, 0, pdn_alloc(ids, a[i]));
+		a[i] = test_entry(test);
+		KUNIT_ASSERT_EQ(test, 0, pdn_alloc(pool, a[i]));
 		for (j = 0; j < i; j++)
-			KUNIT_EXPECT_NE(test, a[i]->id, a[j]->id);
+			KUNIT_EXPECT_NE(test, a[i]->index, a[j]->index);
 	}
 	for (i = 0; i < ARRAY_SIZE(a); i++)
-		ibpd_id_free(ids, a[i]);
+		ibpd_pool_free(pool, a[i]);
 }
 
 static void pdn_not_reused_after_free(struct kunit *test)
 {
-	struct ibpd_ids *ids = test_ids(test);
-	struct ibpd_id *a = test_id(test), *b = test_id(test);
+	struct ibpd_pool *pool = test_pool(test);
+	struct ibpd_pool_entry *a = test_entry(test), *b = test_entry(test);
 	u32 old;
 
-	KUNIT_ASSERT_EQ(test, 0, pdn_alloc(ids, a));
-	old = a->id;
-	ibpd_id_free(ids, a);
-	KUNIT_ASSERT_EQ(test, 0, pdn_alloc(ids, b));
-	KUNIT_EXPECT_NE(test, old, b->id);
-	KUNIT_EXPECT_EQ(test, old + 1, b->id);
-	ibpd_id_free(ids, b);
+	KUNIT_ASSERT_EQ(test, 0, pdn_alloc(pool, a));
+	old = a->index;
+	ibpd_pool_free(pool, a);
+	KUNIT_ASSERT_EQ(test, 0, pdn_alloc(pool, b));
+	KUNIT_EXPECT_NE(test, old, b->index);
+	KUNIT_EXPECT_EQ(test, old + 1, b->index);
+	ibpd_pool_free(pool, b);
 }
 
 static void pdn_wraps_around(struct kunit *test)
 {
-	struct ibpd_ids *ids = test_ids(test);
-	struct ibpd_id *a = test_id(test), *b = test_id(test);
+	struct ibpd_pool *pool = test_pool(test);
+	struct ibpd_pool_entry *a = test_entry(test), *b = test_entry(test);
 
-	ids->next = IBPD_PDN_MAX;
-	KUNIT_ASSERT_EQ(test, 0, pdn_alloc(ids, a));
-	KUNIT_EXPECT_EQ(test, IBPD_PDN_MAX, a->id);
-	KUNIT_ASSERT_EQ(test, 0, pdn_alloc(ids, b));
-	KUNIT_EXPECT_EQ(test, 1U, b->id);
-	ibpd_id_free(ids, a);
-	ibpd_id_free(ids, b);
+	pool->next = IBPD_PDN_MAX;
+	KUNIT_ASSERT_EQ(test, 0, pdn_alloc(pool, a));
+	KUNIT_EXPECT_EQ(test, IBPD_PDN_MAX, a->index);
+	KUNIT_ASSERT_EQ(test, 0, pdn_alloc(pool, b));
+	KUNIT_EXPECT_EQ(test, 1U, b->index);
+	ibpd_pool_free(pool, a);
+	ibpd_pool_free(pool, b);
 }
 
 static void pdn_wrap_skips_live(struct kunit *test)
 {
-	struct ibpd_ids *ids = test_ids(test);
-	struct ibpd_id *live = test_id(test), *a = test_id(test);
-	struct ibpd_id *b = test_id(test);
+	struct ibpd_pool *pool = test_pool(test);
+	struct ibpd_pool_entry *live = test_entry(test), *a = test_entry(test);
+	struct ibpd_pool_entry *b = test_entry(test);
 
-	KUNIT_ASSERT_EQ(test, 0, pdn_alloc(ids, live));	/* pdn 1 */
-	ids->next = IBPD_PDN_MAX;
-	KUNIT_ASSERT_EQ(test, 0, pdn_alloc(ids, a));
-	KUNIT_ASSERT_EQ(test, 0, pdn_alloc(ids, b));
-	KUNIT_EXPECT_EQ(test, 2U, b->id);
-	ibpd_id_free(ids, live);
-	ibpd_id_free(ids, a);
-	ibpd_id_free(ids, b);
+	KUNIT_ASSERT_EQ(test, 0, pdn_alloc(pool, live));	/* pdn 1 */
+	pool->next = IBPD_PDN_MAX;
+	KUNIT_ASSERT_EQ(test, 0, pdn_alloc(pool, a));
+	KUNIT_ASSERT_EQ(test, 0, pdn_alloc(pool, b));
+	KUNIT_EXPECT_EQ(test, 2U, b->index);
+	ibpd_pool_free(pool, live);
+	ibpd_pool_free(pool, a);
+	ibpd_pool_free(pool, b);
 }
 
 /* Whether a walk of the table finds want. */
-static bool walk_finds(struct ibpd_ids *ids, struct ibpd_id *want)
+static bool walk_finds(struct ibpd_pool *pool, struct ibpd_pool_entry *want)
 {
-	struct ibpd_ids_walk walk;
-	struct ibpd_id *id;
+	struct ibpd_pool_walk walk;
+	struct ibpd_pool_entry *e;
 	bool found = false;
 
-	ibpd_ids_walk_init(&walk, ids);
-	ibpd_ids_walk_start(&walk);
-	while ((id = ibpd_ids_walk_next(&walk)))
-		found |= id == want;
-	ibpd_ids_walk_stop(&walk);
+	ibpd_pool_walk_init(&walk, pool);
+	ibpd_pool_walk_start(&walk);
+	while ((e = ibpd_pool_walk_next(&walk)))
+		found |= e == want;
+	ibpd_pool_walk_stop(&walk);
 	return found;
 }
 
 static void pdn_tracked_until_free(struct kunit *test)
 {
-	struct ibpd_ids *ids = test_ids(test);
-	struct ibpd_id *a = test_id(test);
+	struct ibpd_pool *pool = test_pool(test);
+	struct ibpd_pool_entry *a = test_entry(test);
 
-	KUNIT_ASSERT_EQ(test, 0, pdn_alloc(ids, a));
-	KUNIT_EXPECT_TRUE(test, walk_finds(ids, a));
-	ibpd_id_free(ids, a);
-	KUNIT_EXPECT_FALSE(test, walk_finds(ids, a));
+	KUNIT_ASSERT_EQ(test, 0, pdn_alloc(pool, a));
+	KUNIT_EXPECT_TRUE(test, walk_finds(pool, a));
+	ibpd_pool_free(pool, a);
+	KUNIT_EXPECT_FALSE(test, walk_finds(pool, a));
 }
 
-static struct kunit_case ibpd_ids_cases[] = {
+static struct kunit_case ibpd_pool_cases[] = {
 	KUNIT_CASE(pdn_first_is_one),
 	KUNIT_CASE(pdn_unique),
 	KUNIT_CASE(pdn_not_reused_after_free),
@@ -160,20 +160,19 @@ static struct kunit_case ibpd_ids_cases[] = {
 	{}
 };
 
-static struct kunit_suite ibpd_ids_suite = {
-	.name = "ibpd_ids",
-	.exit = test_ids_exit,
-	.test_cases = ibpd_ids_cases,
+static struct kunit_suite ibpd_pool_suite = {
+	.name = "ibpd_pool",
+	.exit = test_pool_exit,
+	.test_cases = ibpd_pool_cases,
 };
 
-/* The objects of verbs.c, on a device that is never registered. */
-static struct ibpd_dev *test_dev(struct kunit *test)
+/* The PD and MR policies, on a device that is never registered. */
+static struct ibpd_ib_dev *test_dev(struct kunit *test)
 {
-	struct ibpd_dev *dev = kunit_kzalloc(test, sizeof(*dev), GFP_KERNEL);
+	struct ibpd_ib_dev *dev = kunit_kzalloc(test, sizeof(*dev), GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, dev);
-	KUNIT_ASSERT_EQ(test, 0, ibpd_dev_init_objects(dev));
-	dev->max_pd = 1000;
+	KUNIT_ASSERT_EQ(test, 0, ibpd_dev_init_objects(dev, 1000));
 	test->priv = dev;
 	return dev;
 }
@@ -184,9 +183,9 @@ static void test_dev_exit(struct kunit *test)
 		ibpd_dev_fini_objects(test->priv);
 }
 
-static struct ibpd_pd *test_pd(struct kunit *test, struct ibpd_dev *dev)
+static struct ibpd_ib_pd *test_pd(struct kunit *test, struct ibpd_ib_dev *dev)
 {
-	struct ibpd_pd *pd = kunit_kzalloc(test, sizeof(*pd), GFP_KERNEL);
+	struct ibpd_ib_pd *pd = kunit_kzalloc(test, sizeof(*pd), GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, pd);
 	pd->ibpd.device = &dev->ibdev;
@@ -195,8 +194,8 @@ static struct ibpd_pd *test_pd(struct kunit *test, struct ibpd_dev *dev)
 
 static void max_pd_enforced(struct kunit *test)
 {
-	struct ibpd_dev *dev = test_dev(test);
-	struct ibpd_pd *pds[4];
+	struct ibpd_ib_dev *dev = test_dev(test);
+	struct ibpd_ib_pd *pds[4];
 	int i;
 
 	dev->max_pd = 3;
@@ -218,12 +217,12 @@ static void max_pd_enforced(struct kunit *test)
 
 static void max_pd_lowered_below_live(struct kunit *test)
 {
-	struct ibpd_dev *dev = test_dev(test);
-	struct ibpd_pd *a = test_pd(test, dev), *b = test_pd(test, dev);
+	struct ibpd_ib_dev *dev = test_dev(test);
+	struct ibpd_ib_pd *a = test_pd(test, dev), *b = test_pd(test, dev);
 
 	KUNIT_ASSERT_EQ(test, 0, ibpd_pdn_alloc(dev, a));
 	KUNIT_ASSERT_EQ(test, 0, ibpd_pdn_alloc(dev, b));
-	KUNIT_ASSERT_EQ(test, 0, ibpd_dev_set_max_pd(dev, 1));
+	KUNIT_ASSERT_EQ(test, 0, ibpd_set_max_pd(dev, 1));
 	KUNIT_EXPECT_EQ(test, -ENOMEM, ibpd_pdn_alloc(dev, test_pd(test, dev)));
 	ibpd_pdn_free(dev, a);
 	KUNIT_EXPECT_EQ(test, -ENOMEM, ibpd_pdn_alloc(dev, a));
@@ -234,21 +233,21 @@ static void max_pd_lowered_below_live(struct kunit *test)
 
 static void max_pd_setter_bounds(struct kunit *test)
 {
-	struct ibpd_dev *dev = test_dev(test);
+	struct ibpd_ib_dev *dev = test_dev(test);
 
-	KUNIT_EXPECT_EQ(test, -EINVAL, ibpd_dev_set_max_pd(dev, 0));
+	KUNIT_EXPECT_EQ(test, -EINVAL, ibpd_set_max_pd(dev, 0));
 	KUNIT_EXPECT_EQ(test, -EINVAL,
-			ibpd_dev_set_max_pd(dev, (u64)IBPD_PDN_MAX + 1));
+			ibpd_set_max_pd(dev, (u64)IBPD_PDN_MAX + 1));
 	KUNIT_EXPECT_EQ(test, 1000U, dev->max_pd);
-	KUNIT_EXPECT_EQ(test, 0, ibpd_dev_set_max_pd(dev, IBPD_PDN_MAX));
+	KUNIT_EXPECT_EQ(test, 0, ibpd_set_max_pd(dev, IBPD_PDN_MAX));
 	KUNIT_EXPECT_EQ(test, IBPD_PDN_MAX, dev->max_pd);
 	KUNIT_EXPECT_EQ(test, (int)IBPD_PDN_MAX, dev->ibdev.attrs.max_pd);
 }
 
 static void fault_alloc_pd(struct kunit *test)
 {
-	struct ibpd_dev *dev = test_dev(test);
-	struct ibpd_pd *pd = test_pd(test, dev);
+	struct ibpd_ib_dev *dev = test_dev(test);
+	struct ibpd_ib_pd *pd = test_pd(test, dev);
 
 	dev->fail_alloc_pd = true;
 	KUNIT_EXPECT_EQ(test, -ENOMEM, ibpd_pdn_alloc(dev, pd));
@@ -275,8 +274,8 @@ static struct kunit_suite ibpd_pd_suite = {
 
 static void import_unchecked(struct kunit *test)
 {
-	struct ibpd_dev *dev = test_dev(test);
-	struct ibpd_pd *pd = test_pd(test, dev);
+	struct ibpd_ib_dev *dev = test_dev(test);
+	struct ibpd_ib_pd *pd = test_pd(test, dev);
 
 	KUNIT_ASSERT_EQ(test, 0, ibpd_pdn_alloc(dev, pd));
 	KUNIT_EXPECT_EQ(test, 0, ibpd_import_check(pd, NULL, NULL));
@@ -285,25 +284,25 @@ static void import_unchecked(struct kunit *test)
 
 static void import_checked_match(struct kunit *test)
 {
-	struct ibpd_dev *dev = test_dev(test);
-	struct ibpd_pd *pd = test_pd(test, dev);
+	struct ibpd_ib_dev *dev = test_dev(test);
+	struct ibpd_ib_pd *pd = test_pd(test, dev);
 
 	KUNIT_ASSERT_EQ(test, 0, ibpd_pdn_alloc(dev, pd));
-	KUNIT_EXPECT_EQ(test, 0, ibpd_import_check(pd, &pd->pdn.id, NULL));
+	KUNIT_EXPECT_EQ(test, 0, ibpd_import_check(pd, &pd->pdn.index, NULL));
 	KUNIT_EXPECT_EQ(test, 0, ibpd_import_check(pd, NULL, &pd->id));
-	KUNIT_EXPECT_EQ(test, 0, ibpd_import_check(pd, &pd->pdn.id, &pd->id));
+	KUNIT_EXPECT_EQ(test, 0, ibpd_import_check(pd, &pd->pdn.index, &pd->id));
 	ibpd_pdn_free(dev, pd);
 }
 
 static void import_checked_stale(struct kunit *test)
 {
-	struct ibpd_dev *dev = test_dev(test);
-	struct ibpd_pd *a = test_pd(test, dev), *b = test_pd(test, dev);
+	struct ibpd_ib_dev *dev = test_dev(test);
+	struct ibpd_ib_pd *a = test_pd(test, dev), *b = test_pd(test, dev);
 	u32 old;
 
 	/* the handle's old PD went away and a new one took its place */
 	KUNIT_ASSERT_EQ(test, 0, ibpd_pdn_alloc(dev, a));
-	old = a->pdn.id;
+	old = a->pdn.index;
 	ibpd_pdn_free(dev, a);
 	KUNIT_ASSERT_EQ(test, 0, ibpd_pdn_alloc(dev, b));
 	KUNIT_EXPECT_EQ(test, -ESTALE, ibpd_import_check(b, &old, NULL));
@@ -312,23 +311,23 @@ static void import_checked_stale(struct kunit *test)
 	ibpd_pdn_free(dev, b);
 }
 
-/* PDs made through ibpd_alloc_pd(), as uverbs makes them. */
-static void alloc_pd(struct kunit *test, struct ibpd_pd *pd)
+/* PDs made through ibpd_ib_alloc_pd(), as uverbs makes them. */
+static void alloc_pd(struct kunit *test, struct ibpd_ib_pd *pd)
 {
-	KUNIT_ASSERT_EQ(test, 0, ibpd_alloc_pd(&pd->ibpd, NULL));
+	KUNIT_ASSERT_EQ(test, 0, ibpd_ib_alloc_pd(&pd->ibpd, NULL));
 }
 
 static void pd_ids_count_up_from_one(struct kunit *test)
 {
-	struct ibpd_dev *dev = test_dev(test);
-	struct ibpd_pd *a = test_pd(test, dev), *b = test_pd(test, dev);
+	struct ibpd_ib_dev *dev = test_dev(test);
+	struct ibpd_ib_pd *a = test_pd(test, dev), *b = test_pd(test, dev);
 
 	alloc_pd(test, a);
 	alloc_pd(test, b);
 	KUNIT_EXPECT_EQ(test, 1ULL, a->id);
 	KUNIT_EXPECT_EQ(test, 2ULL, b->id);
-	ibpd_dealloc_pd(&a->ibpd, NULL);
-	ibpd_dealloc_pd(&b->ibpd, NULL);
+	ibpd_ib_dealloc_pd(&a->ibpd, NULL);
+	ibpd_ib_dealloc_pd(&b->ibpd, NULL);
 }
 
 /*
@@ -338,45 +337,46 @@ static void pd_ids_count_up_from_one(struct kunit *test)
  */
 static void pd_id_survives_pdn_wrap(struct kunit *test)
 {
-	struct ibpd_dev *dev = test_dev(test);
-	struct ibpd_pd *a = test_pd(test, dev), *b = test_pd(test, dev);
+	struct ibpd_ib_dev *dev = test_dev(test);
+	struct ibpd_ib_pd *a = test_pd(test, dev), *b = test_pd(test, dev);
 	u64 old_id;
 	u32 old_pdn;
 
 	alloc_pd(test, a);
-	old_pdn = a->pdn.id;
+	old_pdn = a->pdn.index;
 	old_id = a->id;
-	ibpd_dealloc_pd(&a->ibpd, NULL);
+	ibpd_ib_dealloc_pd(&a->ibpd, NULL);
 	dev->pds.next = old_pdn;	/* as 2^24 allocations later */
 	alloc_pd(test, b);
-	KUNIT_EXPECT_EQ(test, old_pdn, b->pdn.id);
+	KUNIT_EXPECT_EQ(test, old_pdn, b->pdn.index);
 	KUNIT_EXPECT_NE(test, old_id, b->id);
 	KUNIT_EXPECT_EQ(test, 0, ibpd_import_check(b, &old_pdn, NULL));
 	KUNIT_EXPECT_EQ(test, -ESTALE, ibpd_import_check(b, NULL, &old_id));
 	KUNIT_EXPECT_EQ(test, -ESTALE,
 			ibpd_import_check(b, &old_pdn, &old_id));
-	ibpd_dealloc_pd(&b->ibpd, NULL);
+	ibpd_ib_dealloc_pd(&b->ibpd, NULL);
 }
 
 /* An allocation that fails before alloc_pd draws an identity takes none. */
 static void pd_id_not_consumed_by_failure(struct kunit *test)
 {
-	struct ibpd_dev *dev = test_dev(test);
-	struct ibpd_pd *a = test_pd(test, dev), *b = test_pd(test, dev);
+	struct ibpd_ib_dev *dev = test_dev(test);
+	struct ibpd_ib_pd *a = test_pd(test, dev), *b = test_pd(test, dev);
 	int i;
 
 	alloc_pd(test, a);
 	dev->fail_alloc_pd = true;
 	for (i = 0; i < 3; i++)
-		KUNIT_EXPECT_EQ(test, -ENOMEM, ibpd_alloc_pd(&b->ibpd, NULL));
+		KUNIT_EXPECT_EQ(test, -ENOMEM,
+				ibpd_ib_alloc_pd(&b->ibpd, NULL));
 	dev->fail_alloc_pd = false;
 	dev->max_pd = 1;
-	KUNIT_EXPECT_EQ(test, -ENOMEM, ibpd_alloc_pd(&b->ibpd, NULL));
+	KUNIT_EXPECT_EQ(test, -ENOMEM, ibpd_ib_alloc_pd(&b->ibpd, NULL));
 	dev->max_pd = 2;
 	alloc_pd(test, b);
 	KUNIT_EXPECT_EQ(test, a->id + 1, b->id);
-	ibpd_dealloc_pd(&a->ibpd, NULL);
-	ibpd_dealloc_pd(&b->ibpd, NULL);
+	ibpd_ib_dealloc_pd(&a->ibpd, NULL);
+	ibpd_ib_dealloc_pd(&b->ibpd, NULL);
 }
 
 /*
@@ -387,34 +387,34 @@ static void pd_id_not_consumed_by_failure(struct kunit *test)
  */
 static void pd_id_never_given_back(struct kunit *test)
 {
-	struct ibpd_dev *dev = test_dev(test);
-	struct ibpd_pd *a = test_pd(test, dev), *b = test_pd(test, dev);
+	struct ibpd_ib_dev *dev = test_dev(test);
+	struct ibpd_ib_pd *a = test_pd(test, dev), *b = test_pd(test, dev);
 	u64 id;
 
 	alloc_pd(test, a);
 	id = a->id;
 	alloc_pd(test, b);
 	KUNIT_EXPECT_EQ(test, id + 1, b->id);
-	ibpd_dealloc_pd(&b->ibpd, NULL);
+	ibpd_ib_dealloc_pd(&b->ibpd, NULL);
 	alloc_pd(test, b);
 	KUNIT_EXPECT_EQ(test, id + 2, b->id);
-	ibpd_dealloc_pd(&a->ibpd, NULL);
-	ibpd_dealloc_pd(&b->ibpd, NULL);
+	ibpd_ib_dealloc_pd(&a->ibpd, NULL);
+	ibpd_ib_dealloc_pd(&b->ibpd, NULL);
 	alloc_pd(test, a);
 	KUNIT_EXPECT_EQ(test, id + 3, a->id);
-	ibpd_dealloc_pd(&a->ibpd, NULL);
+	ibpd_ib_dealloc_pd(&a->ibpd, NULL);
 }
 
 static void import_fault_knob(struct kunit *test)
 {
-	struct ibpd_dev *dev = test_dev(test);
-	struct ibpd_pd *pd = test_pd(test, dev);
+	struct ibpd_ib_dev *dev = test_dev(test);
+	struct ibpd_ib_pd *pd = test_pd(test, dev);
 
 	KUNIT_ASSERT_EQ(test, 0, ibpd_pdn_alloc(dev, pd));
 	dev->fail_import = true;
 	KUNIT_EXPECT_EQ(test, -ENOMEM, ibpd_import_check(pd, NULL, NULL));
 	dev->fail_import = false;
-	KUNIT_EXPECT_EQ(test, 0, ibpd_import_check(pd, &pd->pdn.id, NULL));
+	KUNIT_EXPECT_EQ(test, 0, ibpd_import_check(pd, &pd->pdn.index, NULL));
 	ibpd_pdn_free(dev, pd);
 }
 
@@ -436,9 +436,9 @@ static struct kunit_suite ibpd_import_suite = {
 	.test_cases = ibpd_import_cases,
 };
 
-static struct ibpd_mr *test_mr(struct kunit *test)
+static struct ibpd_ib_mr *test_mr(struct kunit *test)
 {
-	struct ibpd_mr *mr = kunit_kzalloc(test, sizeof(*mr), GFP_KERNEL);
+	struct ibpd_ib_mr *mr = kunit_kzalloc(test, sizeof(*mr), GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, mr);
 	return mr;
@@ -446,8 +446,8 @@ static struct ibpd_mr *test_mr(struct kunit *test)
 
 static void mr_keys_unique_and_shaped(struct kunit *test)
 {
-	struct ibpd_dev *dev = test_dev(test);
-	struct ibpd_mr *mrs[32];
+	struct ibpd_ib_dev *dev = test_dev(test);
+	struct ibpd_ib_mr *mrs[32];
 	int i, j;
 
 	for (i = 0; i < ARRAY_SIZE(mrs); i++) {
@@ -470,8 +470,8 @@ static void mr_keys_unique_and_shaped(struct kunit *test)
 
 static void mr_key_not_reused_after_free(struct kunit *test)
 {
-	struct ibpd_dev *dev = test_dev(test);
-	struct ibpd_mr *a = test_mr(test), *b = test_mr(test);
+	struct ibpd_ib_dev *dev = test_dev(test);
+	struct ibpd_ib_mr *a = test_mr(test), *b = test_mr(test);
 	u32 old;
 
 	KUNIT_ASSERT_EQ(test, 0, ibpd_mr_key_alloc(dev, a));
@@ -484,8 +484,8 @@ static void mr_key_not_reused_after_free(struct kunit *test)
 
 static void mr_key_wraps_around(struct kunit *test)
 {
-	struct ibpd_dev *dev = test_dev(test);
-	struct ibpd_mr *a = test_mr(test), *b = test_mr(test);
+	struct ibpd_ib_dev *dev = test_dev(test);
+	struct ibpd_ib_mr *a = test_mr(test), *b = test_mr(test);
 
 	dev->mrs.next = U32_MAX >> 8;
 	KUNIT_ASSERT_EQ(test, 0, ibpd_mr_key_alloc(dev, a));
@@ -515,9 +515,14 @@ static struct ib_device *find_dev(const char *name)
 	return ib_device_get_by_name(name, RDMA_DRIVER_IBPD);
 }
 
+static struct ibpd_ib_dev *add_dev(void)
+{
+	return ibpd_dev_add("ibpdk%d", NULL, IBPD_DEFAULT_MAX_PD);
+}
+
 static void dev_add_registers(struct kunit *test)
 {
-	struct ibpd_dev *dev = ibpd_dev_add("ibpdk%d", NULL);
+	struct ibpd_ib_dev *dev = ibpd_dev_add("ibpdk%d", NULL, 1000);
 	struct ib_device *ibdev;
 
 	KUNIT_ASSERT_FALSE(test, IS_ERR(dev));
@@ -527,7 +532,9 @@ static void dev_add_registers(struct kunit *test)
 		ib_device_put(ibdev);
 	KUNIT_EXPECT_TRUE(test, dev->ibdev.attrs.kernel_cap_flags &
 				IBK_ALLOW_USER_UNREG);
-	KUNIT_EXPECT_EQ(test, (int)dev->max_pd, dev->ibdev.attrs.max_pd);
+	/* the max_pd it was made with, as ibv_query_device() reports it */
+	KUNIT_EXPECT_EQ(test, 1000U, dev->max_pd);
+	KUNIT_EXPECT_EQ(test, 1000, dev->ibdev.attrs.max_pd);
 	KUNIT_EXPECT_NOT_NULL(test, dev->ddir);
 	/* a uverbs-only device: ULPs must not bind to it */
 	KUNIT_EXPECT_FALSE(test, dev->ibdev.kverbs_provider);
@@ -536,7 +543,7 @@ static void dev_add_registers(struct kunit *test)
 
 static void dev_del_unregisters(struct kunit *test)
 {
-	struct ibpd_dev *dev = ibpd_dev_add("ibpdk%d", NULL);
+	struct ibpd_ib_dev *dev = add_dev();
 	char name[IB_DEVICE_NAME_MAX];
 	struct ib_device *ibdev;
 
@@ -551,10 +558,11 @@ static void dev_del_unregisters(struct kunit *test)
 
 static void dev_add_name_taken(struct kunit *test)
 {
-	struct ibpd_dev *dev = ibpd_dev_add("ibpdk%d", NULL), *dup;
+	struct ibpd_ib_dev *dev = add_dev(), *dup;
 
 	KUNIT_ASSERT_FALSE(test, IS_ERR(dev));
-	dup = ibpd_dev_add(dev_name(&dev->ibdev.dev), NULL);
+	dup = ibpd_dev_add(dev_name(&dev->ibdev.dev), NULL,
+			   IBPD_DEFAULT_MAX_PD);
 	KUNIT_EXPECT_TRUE(test, IS_ERR(dup));
 	if (!IS_ERR(dup))
 		ibpd_dev_del(dup);
@@ -563,17 +571,17 @@ static void dev_add_name_taken(struct kunit *test)
 
 static void dev_names_fill_lowest(struct kunit *test)
 {
-	struct ibpd_dev *a = ibpd_dev_add("ibpdk%d", NULL), *b, *c;
+	struct ibpd_ib_dev *a = add_dev(), *b, *c;
 	char bname[IB_DEVICE_NAME_MAX];
 
 	KUNIT_ASSERT_FALSE(test, IS_ERR(a));
-	b = ibpd_dev_add("ibpdk%d", NULL);
+	b = add_dev();
 	KUNIT_ASSERT_FALSE(test, IS_ERR(b));
 	KUNIT_EXPECT_STRNEQ(test, dev_name(&a->ibdev.dev),
 			    dev_name(&b->ibdev.dev));
 	strscpy(bname, dev_name(&b->ibdev.dev), sizeof(bname));
 	ibpd_dev_del(b);
-	c = ibpd_dev_add("ibpdk%d", NULL);
+	c = add_dev();
 	KUNIT_ASSERT_FALSE(test, IS_ERR(c));
 	KUNIT_EXPECT_STREQ(test, bname, dev_name(&c->ibdev.dev));
 	ibpd_dev_del(c);
@@ -582,22 +590,25 @@ static void dev_names_fill_lowest(struct kunit *test)
 
 static void dev_port_and_device_attrs(struct kunit *test)
 {
-	struct ibpd_dev *dev = ibpd_dev_add("ibpdk%d", NULL);
+	struct ibpd_ib_dev *dev = add_dev();
 	struct ib_port_immutable imm = {};
 	struct ib_port_attr pattr = {};
 	struct ib_device_attr dattr;
 	struct ib_udata udata = {};
 
 	KUNIT_ASSERT_FALSE(test, IS_ERR(dev));
-	KUNIT_EXPECT_EQ(test, 0, ibpd_query_port(&dev->ibdev, 1, &pattr));
+	KUNIT_EXPECT_EQ(test, 0, ibpd_ib_query_port(&dev->ibdev, 1, &pattr));
 	KUNIT_EXPECT_EQ(test, IB_PORT_ACTIVE, pattr.state);
-	KUNIT_EXPECT_EQ(test, 0, ibpd_get_port_immutable(&dev->ibdev, 1, &imm));
+	KUNIT_EXPECT_EQ(test, 0,
+			ibpd_ib_get_port_immutable(&dev->ibdev, 1, &imm));
 	KUNIT_EXPECT_EQ(test, 0U, imm.core_cap_flags);
 	KUNIT_EXPECT_EQ(test, 0U, imm.max_mad_size);
-	KUNIT_EXPECT_EQ(test, 0, ibpd_query_device(&dev->ibdev, &dattr, &udata));
+	KUNIT_EXPECT_EQ(test, 0,
+			ibpd_ib_query_device(&dev->ibdev, &dattr, &udata));
 	KUNIT_EXPECT_EQ(test, (int)dev->max_pd, dattr.max_pd);
 	/* as at registration */
-	KUNIT_EXPECT_EQ(test, 0, ibpd_query_device(&dev->ibdev, &dattr, NULL));
+	KUNIT_EXPECT_EQ(test, 0,
+			ibpd_ib_query_device(&dev->ibdev, &dattr, NULL));
 	ibpd_dev_del(dev);
 }
 
@@ -607,7 +618,7 @@ static void dev_port_and_device_attrs(struct kunit *test)
  */
 static void dev_debugfs_once_by_index(struct kunit *test)
 {
-	struct ibpd_dev *dev = ibpd_dev_add("ibpdk%d", NULL);
+	struct ibpd_ib_dev *dev = add_dev();
 	char index[16];
 	struct dentry *d;
 
@@ -637,7 +648,7 @@ static struct kunit_suite ibpd_dev_suite = {
 	.test_cases = ibpd_dev_cases,
 };
 
-kunit_test_suites(&ibpd_ids_suite, &ibpd_pd_suite, &ibpd_import_suite,
+kunit_test_suites(&ibpd_pool_suite, &ibpd_pd_suite, &ibpd_import_suite,
 		  &ibpd_mr_suite, &ibpd_dev_suite);
 
 MODULE_DESCRIPTION("KUnit tests of the ibpd software RDMA device");

@@ -26,10 +26,21 @@ static unsigned int ndevs = 1;
 module_param(ndevs, uint, 0444);
 MODULE_PARM_DESC(ndevs, "Number of ibpd devices created at load (default 1)");
 
-/* The bounds of the debugfs knob: 0 and more than IBPD_PDN_MAX are EINVAL. */
+/* max_pd's bounds are the PD policy's (pd.c), as for the debugfs knob. */
 static int ibpd_max_pd_param_set(const char *val, const struct kernel_param *kp)
 {
-	return param_set_uint_minmax(val, kp, 1, IBPD_PDN_MAX);
+	unsigned int max_pd;
+	int ret;
+
+	/* never NULL: parse_one() refuses "max_pd" without a value */
+	ret = kstrtouint(val, 0, &max_pd);
+	if (ret)
+		return ret;
+	ret = ibpd_max_pd_check(max_pd);
+	if (ret)
+		return ret;
+	WRITE_ONCE(*(unsigned int *)kp->arg, max_pd);
+	return 0;
 }
 
 static const struct kernel_param_ops ibpd_max_pd_param_ops = {
@@ -37,8 +48,9 @@ static const struct kernel_param_ops ibpd_max_pd_param_ops = {
 	.get = param_get_uint,
 };
 
-unsigned int ibpd_max_pd = IBPD_DEFAULT_MAX_PD;
-module_param_cb(max_pd, &ibpd_max_pd_param_ops, &ibpd_max_pd, 0644);
+/* Handed to each device when it is made: a later change leaves it as is. */
+static unsigned int default_max_pd = IBPD_DEFAULT_MAX_PD;
+module_param_cb(max_pd, &ibpd_max_pd_param_ops, &default_max_pd, 0644);
 MODULE_PARM_DESC(max_pd,
 		 "Default max_pd of new devices, 1 to 16777215 (default 65536)");
 
@@ -50,15 +62,41 @@ MODULE_PARM_DESC(max_pd,
 static LIST_HEAD(ibpd_netdev_devs);
 static DEFINE_MUTEX(ibpd_netdev_lock);
 
+/* A device's PDs, at most max_pd of them live, and its MRs. */
+int ibpd_dev_init_objects(struct ibpd_ib_dev *dev, u32 max_pd)
+{
+	int ret;
+
+	ret = ibpd_pds_init(dev, max_pd);
+	if (ret)
+		return ret;
+	ret = ibpd_mrs_init(dev);
+	if (ret)
+		goto err_pds;
+	return 0;
+
+err_pds:
+	ibpd_pds_fini(dev);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(ibpd_dev_init_objects);
+
+void ibpd_dev_fini_objects(struct ibpd_ib_dev *dev)
+{
+	ibpd_pds_fini(dev);
+	ibpd_mrs_fini(dev);
+}
+EXPORT_SYMBOL_IF_KUNIT(ibpd_dev_fini_objects);
+
 /*
  * At registration, and again after each network namespace move, once the
  * device can be taken (ib_device_try_get()): from here on the netdevice
  * notifier unregisters it when its netdev goes, and what the notifier
  * could not do before is done here.
  */
-static int ibpd_enable_driver(struct ib_device *ibdev)
+static int ibpd_ib_enable_driver(struct ib_device *ibdev)
 {
-	struct ibpd_dev *dev = to_idev(ibdev);
+	struct ibpd_ib_dev *dev = to_ibpd_ib_dev(ibdev);
 
 	mutex_lock(&ibpd_netdev_lock);
 	if (dev->netdev_gone)
@@ -67,9 +105,9 @@ static int ibpd_enable_driver(struct ib_device *ibdev)
 	return ibpd_debugfs_dev_init(dev);
 }
 
-static void ibpd_dealloc_driver(struct ib_device *ibdev)
+static void ibpd_ib_dealloc_driver(struct ib_device *ibdev)
 {
-	struct ibpd_dev *dev = to_idev(ibdev);
+	struct ibpd_ib_dev *dev = to_ibpd_ib_dev(ibdev);
 
 	mutex_lock(&ibpd_netdev_lock);
 	list_del_init(&dev->netdev_list);
@@ -83,23 +121,23 @@ static const struct ib_device_ops ibpd_dev_ops = {
 	.driver_id = RDMA_DRIVER_IBPD,
 	.uverbs_abi_ver = IBPD_UVERBS_ABI_VERSION,
 
-	.alloc_pd = ibpd_alloc_pd,
-	.alloc_ucontext = ibpd_alloc_ucontext,
-	.dealloc_driver = ibpd_dealloc_driver,
-	.dealloc_pd = ibpd_dealloc_pd,
-	.dealloc_ucontext = ibpd_dealloc_ucontext,
-	.dereg_mr = ibpd_dereg_mr,
-	.disassociate_ucontext = ibpd_disassociate_ucontext,
-	.enable_driver = ibpd_enable_driver,
-	.get_link_layer = ibpd_get_link_layer,
-	.get_port_immutable = ibpd_get_port_immutable,
-	.query_device = ibpd_query_device,
-	.query_port = ibpd_query_port,
-	.query_ucontext = ibpd_query_ucontext,
-	.reg_user_mr = ibpd_reg_user_mr,
+	.alloc_pd = ibpd_ib_alloc_pd,
+	.alloc_ucontext = ibpd_ib_alloc_ucontext,
+	.dealloc_driver = ibpd_ib_dealloc_driver,
+	.dealloc_pd = ibpd_ib_dealloc_pd,
+	.dealloc_ucontext = ibpd_ib_dealloc_ucontext,
+	.dereg_mr = ibpd_ib_dereg_mr,
+	.disassociate_ucontext = ibpd_ib_disassociate_ucontext,
+	.enable_driver = ibpd_ib_enable_driver,
+	.get_link_layer = ibpd_ib_get_link_layer,
+	.get_port_immutable = ibpd_ib_get_port_immutable,
+	.query_device = ibpd_ib_query_device,
+	.query_port = ibpd_ib_query_port,
+	.query_ucontext = ibpd_ib_query_ucontext,
+	.reg_user_mr = ibpd_ib_reg_user_mr,
 
-	INIT_RDMA_OBJ_SIZE(ib_pd, ibpd_pd, ibpd),
-	INIT_RDMA_OBJ_SIZE(ib_ucontext, ibpd_ucontext, ibuc),
+	INIT_RDMA_OBJ_SIZE(ib_pd, ibpd_ib_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_ucontext, ibpd_ib_ucontext, ibuc),
 };
 
 /*
@@ -108,7 +146,8 @@ static const struct ib_device_ops ibpd_dev_ops = {
  * the notifier's list, so that the netdev's unregistration takes the
  * device with it. The core holds the netdev until the device unregisters.
  */
-static int ibpd_dev_set_netdev(struct ibpd_dev *dev, struct net_device *netdev)
+static int ibpd_dev_set_netdev(struct ibpd_ib_dev *dev,
+			       struct net_device *netdev)
 {
 	int ret;
 
@@ -126,21 +165,22 @@ static int ibpd_dev_set_netdev(struct ibpd_dev *dev, struct net_device *netdev)
 }
 
 /*
- * Registers a device, bound to netdev unless it is NULL; NAME may hold a
- * "%d". Once this returns, the device may go away at any time ("rdma link
- * delete"): the pointer is for callers that know better, such as the
- * KUnit suites.
+ * Registers a device that allows max_pd live PDs, bound to netdev unless
+ * it is NULL; NAME may hold a "%d". Once this returns, the device may go
+ * away at any time ("rdma link delete"): the pointer is for callers that
+ * know better, such as the KUnit suites.
  */
-struct ibpd_dev *ibpd_dev_add(const char *name, struct net_device *netdev)
+struct ibpd_ib_dev *ibpd_dev_add(const char *name, struct net_device *netdev,
+				 u32 max_pd)
 {
-	struct ibpd_dev *dev;
+	struct ibpd_ib_dev *dev;
 	int ret;
 
-	dev = ib_alloc_device(ibpd_dev, ibdev);
+	dev = ib_alloc_device(ibpd_ib_dev, ibdev);
 	if (!dev)
 		return ERR_PTR(-ENOMEM);
 
-	ret = ibpd_dev_init_objects(dev);
+	ret = ibpd_dev_init_objects(dev, max_pd);
 	if (ret) {
 		/* no ops yet: nothing of ibpd's to undo */
 		ib_dealloc_device(&dev->ibdev);
@@ -166,7 +206,7 @@ struct ibpd_dev *ibpd_dev_add(const char *name, struct net_device *netdev)
 	return dev;
 
 err_dealloc:
-	/* Runs ibpd_dealloc_driver(); the core puts the netdev. */
+	/* Runs ibpd_ib_dealloc_driver(); the core puts the netdev. */
 	ib_dealloc_device(&dev->ibdev);
 	return ERR_PTR(ret);
 }
@@ -179,7 +219,7 @@ EXPORT_SYMBOL_IF_KUNIT(ibpd_dev_add);
  * or finds it gone. The caller must know that the device is still
  * allocated.
  */
-void ibpd_dev_del(struct ibpd_dev *dev)
+void ibpd_dev_del(struct ibpd_ib_dev *dev)
 {
 	ib_unregister_device(&dev->ibdev);
 }
@@ -187,7 +227,8 @@ EXPORT_SYMBOL_IF_KUNIT(ibpd_dev_del);
 
 static int ibpd_newlink(const char *ibdev_name, struct net_device *netdev)
 {
-	return PTR_ERR_OR_ZERO(ibpd_dev_add(ibdev_name, netdev));
+	return PTR_ERR_OR_ZERO(ibpd_dev_add(ibdev_name, netdev,
+					    READ_ONCE(default_max_pd)));
 }
 
 static struct rdma_link_ops ibpd_link_ops = {
@@ -201,14 +242,14 @@ static struct rdma_link_ops ibpd_link_ops = {
  * under RTNL), and its files are disassociated. A move sends
  * NETDEV_UNREGISTER once: a device that cannot be taken now (it is
  * registering, or moving to another namespace itself) is marked, and
- * ibpd_enable_driver() queues its unregistration when it can be taken; one
+ * ibpd_ib_enable_driver() queues its unregistration when it can be taken; one
  * that is unregistering needs nothing.
  */
 static int ibpd_netdev_event(struct notifier_block *nb, unsigned long event,
 			     void *ptr)
 {
 	struct net_device *netdev = netdev_notifier_info_to_dev(ptr);
-	struct ibpd_dev *dev;
+	struct ibpd_ib_dev *dev;
 
 	if (event != NETDEV_UNREGISTER)
 		return NOTIFY_DONE;
@@ -240,7 +281,8 @@ static int __init ibpd_init(void)
 	ibpd_debugfs_init();
 
 	for (i = 0; i < ndevs; i++) {
-		ret = PTR_ERR_OR_ZERO(ibpd_dev_add("ibpd%d", NULL));
+		ret = PTR_ERR_OR_ZERO(ibpd_dev_add("ibpd%d", NULL,
+						   default_max_pd));
 		if (ret)
 			goto err_remove;
 	}

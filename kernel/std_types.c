@@ -49,11 +49,11 @@ static int UVERBS_HANDLER(IBPD_METHOD_PD_ALLOC)(struct uverbs_attr_bundle *attrs
 	uverbs_finalize_uobj_create(attrs, IBPD_ATTR_PD_ALLOC_HANDLE);
 
 	ret = uverbs_copy_to(attrs, IBPD_ATTR_PD_ALLOC_RESP_PDN,
-			     &to_ipd(pd)->pdn.id, sizeof(u32));
+			     &to_ibpd_ib_pd(pd)->pdn.index, sizeof(u32));
 	if (ret)
 		return ret;
-	ret = uverbs_copy_to(attrs, IBPD_ATTR_PD_ALLOC_RESP_ID, &to_ipd(pd)->id,
-			     sizeof(u64));
+	ret = uverbs_copy_to(attrs, IBPD_ATTR_PD_ALLOC_RESP_ID,
+			     &to_ibpd_ib_pd(pd)->id, sizeof(u64));
 	return IS_UVERBS_COPY_ERR(ret) ? ret : 0;
 
 err_free:
@@ -84,7 +84,7 @@ static int UVERBS_HANDLER(IBPD_METHOD_PD_IMPORT)(struct uverbs_attr_bundle *attr
 {
 	struct ib_pd *ibpd =
 		uverbs_attr_get_obj(attrs, IBPD_ATTR_PD_IMPORT_HANDLE);
-	struct ibpd_pd *pd = to_ipd(ibpd);
+	struct ibpd_ib_pd *pd = to_ibpd_ib_pd(ibpd);
 	u32 pdn, usecnt, *want_pdn = NULL;
 	u64 id, *want_id = NULL;
 	int ret;
@@ -104,8 +104,8 @@ static int UVERBS_HANDLER(IBPD_METHOD_PD_IMPORT)(struct uverbs_attr_bundle *attr
 	if (ret)
 		return ret;
 
-	ret = uverbs_copy_to(attrs, IBPD_ATTR_PD_IMPORT_RESP_PDN, &pd->pdn.id,
-			     sizeof(pd->pdn.id));
+	ret = uverbs_copy_to(attrs, IBPD_ATTR_PD_IMPORT_RESP_PDN,
+			     &pd->pdn.index, sizeof(pd->pdn.index));
 	if (ret)
 		return ret;
 

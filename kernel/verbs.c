@@ -15,10 +15,10 @@
 
 #include "ibpd.h"
 
-int ibpd_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
-		      struct ib_udata *udata)
+int ibpd_ib_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
+			 struct ib_udata *udata)
 {
-	struct ibpd_dev *dev = to_idev(ibdev);
+	struct ibpd_ib_dev *dev = to_ibpd_ib_dev(ibdev);
 	int ret;
 
 	ret = ib_no_udata_io(udata);
@@ -35,10 +35,10 @@ int ibpd_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	return 0;
 }
-EXPORT_SYMBOL_IF_KUNIT(ibpd_query_device);
+EXPORT_SYMBOL_IF_KUNIT(ibpd_ib_query_device);
 
-int ibpd_query_port(struct ib_device *ibdev, u32 port,
-		    struct ib_port_attr *attr)
+int ibpd_ib_query_port(struct ib_device *ibdev, u32 port,
+		       struct ib_port_attr *attr)
 {
 	/* The core zeroes *attr before calling us. */
 	attr->state = IB_PORT_ACTIVE;
@@ -50,10 +50,10 @@ int ibpd_query_port(struct ib_device *ibdev, u32 port,
 	attr->max_msg_sz = U32_MAX;
 	return 0;
 }
-EXPORT_SYMBOL_IF_KUNIT(ibpd_query_port);
+EXPORT_SYMBOL_IF_KUNIT(ibpd_ib_query_port);
 
-int ibpd_get_port_immutable(struct ib_device *ibdev, u32 port,
-			    struct ib_port_immutable *immutable)
+int ibpd_ib_get_port_immutable(struct ib_device *ibdev, u32 port,
+			       struct ib_port_immutable *immutable)
 {
 	/* No MADs, no GIDs, no P_Keys: a uverbs-only device. */
 	immutable->core_cap_flags = 0;
@@ -62,31 +62,31 @@ int ibpd_get_port_immutable(struct ib_device *ibdev, u32 port,
 	immutable->max_mad_size = 0;
 	return 0;
 }
-EXPORT_SYMBOL_IF_KUNIT(ibpd_get_port_immutable);
+EXPORT_SYMBOL_IF_KUNIT(ibpd_ib_get_port_immutable);
 
-enum rdma_link_layer ibpd_get_link_layer(struct ib_device *ibdev, u32 port)
+enum rdma_link_layer ibpd_ib_get_link_layer(struct ib_device *ibdev, u32 port)
 {
 	return IB_LINK_LAYER_UNSPECIFIED;
 }
 
 /* No driver data in either direction: refuse input, zero the response. */
-int ibpd_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
+int ibpd_ib_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 {
 	return ib_no_udata_io(udata);
 }
 
-void ibpd_dealloc_ucontext(struct ib_ucontext *ibuc)
+void ibpd_ib_dealloc_ucontext(struct ib_ucontext *ibuc)
 {
 }
 
-int ibpd_query_ucontext(struct ib_ucontext *ibuc,
-			struct uverbs_attr_bundle *attrs)
+int ibpd_ib_query_ucontext(struct ib_ucontext *ibuc,
+			   struct uverbs_attr_bundle *attrs)
 {
 	/* The core answers the generic attributes; nothing driver-specific. */
 	return 0;
 }
 
-void ibpd_disassociate_ucontext(struct ib_ucontext *ibuc)
+void ibpd_ib_disassociate_ucontext(struct ib_ucontext *ibuc)
 {
 	/*
 	 * Nothing is mmapped to userspace, so there is nothing to zap. The
@@ -95,38 +95,11 @@ void ibpd_disassociate_ucontext(struct ib_ucontext *ibuc)
 	 */
 }
 
-int ibpd_pdn_alloc(struct ibpd_dev *dev, struct ibpd_pd *pd)
-{
-	if (READ_ONCE(dev->fail_alloc_pd))
-		return -ENOMEM;
-	return ibpd_id_alloc(&dev->pds, READ_ONCE(dev->max_pd), IBPD_PDN_MAX,
-			     &pd->pdn);
-}
-EXPORT_SYMBOL_IF_KUNIT(ibpd_pdn_alloc);
-
-void ibpd_pdn_free(struct ibpd_dev *dev, struct ibpd_pd *pd)
-{
-	ibpd_id_free(&dev->pds, &pd->pdn);
-}
-EXPORT_SYMBOL_IF_KUNIT(ibpd_pdn_free);
-
-/*
- * A PD's identity comes from a counter that never goes back. alloc_pd
- * draws it once nothing but its response can fail, and an identity drawn
- * is used up: the response may have reached userspace whatever becomes of
- * the call (the driver's copy can fail part way, the core's copy after
- * it), so a failed allocation leaves a gap and never a repeat.
- */
-static void ibpd_pd_id_alloc(struct ibpd_dev *dev, struct ibpd_pd *pd)
-{
-	pd->id = atomic64_inc_return(&dev->pd_id);
-}
-
 /* ALLOC_PD has no driver input; its response is struct ibpd_alloc_pd_resp. */
-int ibpd_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
+int ibpd_ib_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
-	struct ibpd_dev *dev = to_idev(ibpd->device);
-	struct ibpd_pd *pd = to_ipd(ibpd);
+	struct ibpd_ib_dev *dev = to_ibpd_ib_dev(ibpd->device);
+	struct ibpd_ib_pd *pd = to_ibpd_ib_pd(ibpd);
 	struct ibpd_alloc_pd_resp resp = {};
 	int ret;
 
@@ -140,7 +113,7 @@ int ibpd_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	ibpd_pd_id_alloc(dev, pd);
 
 	if (udata) {
-		resp.pdn = pd->pdn.id;
+		resp.pdn = pd->pdn.index;
 		resp.id = pd->id;
 		ret = ib_respond_udata(udata, resp);
 		if (ret)
@@ -152,57 +125,21 @@ err_free:
 	ibpd_pdn_free(dev, pd);
 	return ret;
 }
-EXPORT_SYMBOL_IF_KUNIT(ibpd_alloc_pd);
+EXPORT_SYMBOL_IF_KUNIT(ibpd_ib_alloc_pd);
 
-int ibpd_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
+int ibpd_ib_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
-	ibpd_pdn_free(to_idev(ibpd->device), to_ipd(ibpd));
+	ibpd_pdn_free(to_ibpd_ib_dev(ibpd->device), to_ibpd_ib_pd(ibpd));
 	return 0;
 }
-EXPORT_SYMBOL_IF_KUNIT(ibpd_dealloc_pd);
+EXPORT_SYMBOL_IF_KUNIT(ibpd_ib_dealloc_pd);
 
-/*
- * What IBPD_METHOD_PD_IMPORT checks before it answers: the expected pdn
- * and identity, each when given.
- */
-int ibpd_import_check(struct ibpd_pd *pd, const u32 *pdn, const u64 *id)
+struct ib_mr *ibpd_ib_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+				  u64 virt_addr, int access,
+				  struct ib_dmah *dmah, struct ib_udata *udata)
 {
-	if (READ_ONCE(to_idev(pd->ibpd.device)->fail_import))
-		return -ENOMEM;
-	if (pdn && *pdn != pd->pdn.id)
-		return -ESTALE;
-	if (id && *id != pd->id)
-		return -ESTALE;
-	return 0;
-}
-EXPORT_SYMBOL_IF_KUNIT(ibpd_import_check);
-
-/* MR keys: a cyclic index in the upper 24 bits, the low byte zero. */
-int ibpd_mr_key_alloc(struct ibpd_dev *dev, struct ibpd_mr *mr)
-{
-	int ret;
-
-	ret = ibpd_id_alloc(&dev->mrs, IBPD_MAX_MR, U32_MAX >> 8, &mr->key);
-	if (ret)
-		return ret;
-	mr->ibmr.lkey = mr->key.id << 8;
-	mr->ibmr.rkey = mr->key.id << 8;
-	return 0;
-}
-EXPORT_SYMBOL_IF_KUNIT(ibpd_mr_key_alloc);
-
-void ibpd_mr_key_free(struct ibpd_dev *dev, struct ibpd_mr *mr)
-{
-	ibpd_id_free(&dev->mrs, &mr->key);
-}
-EXPORT_SYMBOL_IF_KUNIT(ibpd_mr_key_free);
-
-struct ib_mr *ibpd_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
-			       u64 virt_addr, int access,
-			       struct ib_dmah *dmah, struct ib_udata *udata)
-{
-	struct ibpd_dev *dev = to_idev(ibpd->device);
-	struct ibpd_mr *mr;
+	struct ibpd_ib_dev *dev = to_ibpd_ib_dev(ibpd->device);
+	struct ibpd_ib_mr *mr;
 	int ret;
 
 	if (dmah)
@@ -240,38 +177,12 @@ err_free:
 	return ERR_PTR(ret);
 }
 
-int ibpd_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
+int ibpd_ib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
-	struct ibpd_mr *mr = to_imr(ibmr);
+	struct ibpd_ib_mr *mr = to_ibpd_ib_mr(ibmr);
 
-	ibpd_mr_key_free(to_idev(ibmr->device), mr);
+	ibpd_mr_key_free(to_ibpd_ib_dev(ibmr->device), mr);
 	ib_umem_release(mr->umem);
 	kfree(mr);
 	return 0;
 }
-
-int ibpd_dev_init_objects(struct ibpd_dev *dev)
-{
-	int ret;
-
-	ret = ibpd_ids_init(&dev->pds);
-	if (ret)
-		return ret;
-	ret = ibpd_ids_init(&dev->mrs);
-	if (ret) {
-		ibpd_ids_destroy(&dev->pds);
-		return ret;
-	}
-	/* the parameter's set op keeps it in [1, IBPD_PDN_MAX] */
-	dev->max_pd = READ_ONCE(ibpd_max_pd);
-	atomic64_set(&dev->pd_id, 0);
-	return 0;
-}
-EXPORT_SYMBOL_IF_KUNIT(ibpd_dev_init_objects);
-
-void ibpd_dev_fini_objects(struct ibpd_dev *dev)
-{
-	ibpd_ids_destroy(&dev->pds);
-	ibpd_ids_destroy(&dev->mrs);
-}
-EXPORT_SYMBOL_IF_KUNIT(ibpd_dev_fini_objects);

@@ -64,13 +64,13 @@ rc=$?
 ok $? "make as root: apt-get install kmod first, nothing downloaded before (exit $rc)"
 
 # What the bug left: the per-kernel directory of an empty kernel version.
-rm -rf "$top/build/kmod/kernel" "$top/build/kmod/Kbuild" "$top/build/kmod/uapi"
+rm -rf "$top/build/kmod/compat" "$top/build/kmod/Makefile" "$top/build/kmod/uapi"
 expect_rc 2 "make module KERNEL=nosuch: fails" \
 	make --no-print-directory -C "$top" module KERNEL=nosuch
 grep -q 'unknown series nosuch' "$tmp/out" &&
 	grep -q "no test kernel 'nosuch'" "$tmp/out" &&
 	! grep -q -e "-C /build" -e "Entering directory" "$tmp/out" &&
-	[ ! -e "$top/build/kmod/Kbuild" ]
+	[ ! -e "$top/build/kmod/Makefile" ]
 ok $? "make module KERNEL=nosuch: the fetch error, then stops; nothing built, nothing left"
 
 tap_totals

@@ -49,8 +49,10 @@ abi=$(objdump -T "/usr/lib/$ma/libibverbs.so.1" |
 		tar -xOf - "./usr/src/ibpd-$version/dkms.conf" > "$tmp/dkms.conf" &&
 	grep -qx "PACKAGE_VERSION=\"$version\"" "$tmp/dkms.conf" &&
 	grep -qx 'AUTOINSTALL="yes"' "$tmp/dkms.conf" &&
-	dpkg-deb -c "$(deb ibpd-dkms all)" | grep -q " ./usr/src/ibpd-$version/kernel/main.c$" &&
+	dpkg-deb -c "$(deb ibpd-dkms all)" | grep -q " ./usr/src/ibpd-$version/main.c$" &&
+	dpkg-deb -c "$(deb ibpd-dkms all)" | grep -q " ./usr/src/ibpd-$version/Makefile$" &&
 	dpkg-deb -c "$(deb ibpd-dkms all)" | grep -q " ./usr/src/ibpd-$version/compat/compat.h$" &&
+	dpkg-deb -c "$(deb ibpd-dkms all)" | grep -q " ./usr/src/ibpd-$version/compat/Kbuild.include$" &&
 	dpkg-deb -f "$(deb ibpd-dkms all)" Depends | grep -q '^dkms' &&
 	dpkg-deb -f "$(deb ibpd-dkms all)" Recommends | grep -q 'linux-headers'
 } > "$tmp/out" 2>&1
