@@ -32,8 +32,8 @@ case $prog in
 esac
 [ -x "$prog" ] || { echo "run_one.sh: no test program '$prog'" >&2; exit 127; }
 
-case $prog in
-"$build/provider/"*)
+case $(realpath "$prog") in
+"$(realpath "$build")/provider/"*)
 	abi=$(objdump -T "/usr/lib/$(gcc -print-multiarch)/libibverbs.so.1" |
 		sed -n 's/.*IBVERBS_PRIVATE_\([0-9]*\).*/\1/p' | head -n 1)
 	export LD_LIBRARY_PATH="$build/provider/abi$abi"
