@@ -93,8 +93,7 @@ build-deps:
 # objects beside them. (kernel/ and Kbuild: an older layout's.) Two
 # builds for one kernel (make check's lanes) take turns, links included.
 module:
-	@mkdir -p $(KMOD)
-	flock $(KMOD).lock sh -ec '\
+	@mkdir -p $(KMOD) && flock $(KMOD).lock sh -ec '\
 	rm -rf $(KMOD)/kernel $(KMOD)/Kbuild; mkdir -p $(KMOD)/compat; \
 	ln -sfn $(CURDIR)/kernel/Makefile $(KMOD)/Makefile; \
 	ln -sfn $(CURDIR)/uapi $(KMOD)/uapi; \

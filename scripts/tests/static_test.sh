@@ -24,14 +24,16 @@ for k in $kernels; do
 		ok 1 "sparse on kernel $k: the kernel could not be fetched"
 		continue
 	fi
-	rm -rf "$top/build/kmod/$(cat "$kd/kver")"
+	# under the module rule's lock: make check's other lane may build too
+	flock "$top/build/kmod/$(cat "$kd/kver").lock" rm -rf "$top/build/kmod/$(cat "$kd/kver")"
 	check=sparse
 	make -C "$top" module W=1 C=2 KERNEL="$k" > "$tmp/out" 2>&1
 	rc=$?
 	if grep -q 'not available or not up to date' "$tmp/out"; then
 		# bookworm's sparse is too old for these headers: sid's, built
 		if check=$("$top/scripts/build/sparse-fetch" 2>"$tmp/out"); then
-			rm -rf "$top/build/kmod/$(cat "$kd/kver")"
+			flock "$top/build/kmod/$(cat "$kd/kver").lock" \
+				rm -rf "$top/build/kmod/$(cat "$kd/kver")"
 			make -C "$top" module W=1 C=2 CHECK="$check" KERNEL="$k" \
 				> "$tmp/out" 2>&1
 			rc=$?
