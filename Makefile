@@ -143,7 +143,7 @@ verbs-tests: $(B)/provider/include/infiniband/ibpddv.h $(SYSLIB)/libibpd.so.1
 # The verbs tests in the test VM, on ibpd0 and rxe0, with the system
 # libibverbs, 56.1 and 65.0 (needs the module: make module).
 verbs-check: provider-all verbs-tests
-	scripts/vm/vm-run --modules "crc32_generic? rdma_rxe dummy" -- \
+	scripts/vm/vm-run --kernel $(KERNEL) --modules "crc32_generic? rdma_rxe dummy" -- \
 		selftests/vm/run_verbs.sh
 
 $(B)/bench/ibpd_bench: bench/ibpd_bench.c \

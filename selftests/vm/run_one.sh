@@ -26,11 +26,14 @@ case $prog in
 *)
 	for p in "$build/selftests/$prog" "$build/selftests/stress/$prog" \
 		 "$dir/../$prog" "$build/provider/$prog"; do
-		[ -x "$p" ] && { prog=$p; break; }
+		[ -f "$p" ] && [ -x "$p" ] && { prog=$p; break; }
 	done
 	;;
 esac
-[ -x "$prog" ] || { echo "run_one.sh: no test program '$prog'" >&2; exit 127; }
+if [ ! -f "$prog" ] || [ ! -x "$prog" ]; then
+	echo "run_one.sh: no test program '$prog'" >&2
+	exit 127
+fi
 
 case $(realpath "$prog") in
 "$(realpath "$build")/provider/"*)

@@ -55,7 +55,7 @@ use_lib() {
 }
 
 pass=0 fails=0 status=0
-verdict() {	# verdict STATUS NAME: one TAP line of run.sh's own
+verdict() {	# verdict STATUS NAME: one TAP line of run_verbs.sh's own
 	if [ "$1" = 0 ]; then
 		echo "ok $2"
 		pass=$((pass + 1))
