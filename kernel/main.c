@@ -83,8 +83,8 @@ EXPORT_SYMBOL_IF_KUNIT(ibpd_dev_init_objects);
 
 void ibpd_dev_fini_objects(struct ibpd_ib_dev *dev)
 {
-	ibpd_pds_fini(dev);
 	ibpd_mrs_fini(dev);
+	ibpd_pds_fini(dev);
 }
 EXPORT_SYMBOL_IF_KUNIT(ibpd_dev_fini_objects);
 
@@ -282,7 +282,7 @@ static int __init ibpd_init(void)
 
 	for (i = 0; i < ndevs; i++) {
 		ret = PTR_ERR_OR_ZERO(ibpd_dev_add("ibpd%d", NULL,
-						   default_max_pd));
+						   READ_ONCE(default_max_pd)));
 		if (ret)
 			goto err_remove;
 	}
