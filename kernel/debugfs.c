@@ -27,43 +27,44 @@ static struct dentry *ibpd_debugfs_root;
 
 /*
  * The pds listing walks the PD table a buffer at a time: between start and
- * stop it holds the table's removal lock (so the PDs it prints stay
- * allocated), and in between reads nothing at all, so destroys wait for
- * one buffer at most and an open file never outlives the table.
+ * stop it holds the table's lock (so the PDs it prints stay allocated),
+ * and in between reads only its cursor stands on the table's list. It
+ * lists each PD that lives through the walk exactly once, oldest first,
+ * whatever the read size and whatever comes and goes meanwhile; a PD
+ * made or destroyed during it, once at most.
+ *
+ * seq_file starts a listing at 0, also after a seek (traverse() counts
+ * from 0), and each later read at the position where the last one
+ * stopped: there, the PD after the cursor.
  */
-struct ibpd_pds_iter {
-	struct ibpd_ib_dev *dev;
-	struct ibpd_pool_walk walk;
-};
-
 static void *ibpd_pds_start(struct seq_file *s, loff_t *pos)
-	__acquires(&walk->pool->lock) __acquires(RCU)
+	__acquires(&walk->pool->lock)
 {
-	struct ibpd_pds_iter *it = s->private;
+	struct ibpd_pool_walk *walk = s->private;
 
-	if (!*pos)
-		ibpd_pool_walk_init(&it->walk, &it->dev->pds);
-	ibpd_pool_walk_start(&it->walk);
-	if (!*pos)
-		return SEQ_START_TOKEN;
-	/* on from where the last read stopped, the unprinted entry first */
-	return ibpd_pool_walk_peek(&it->walk);
+	ibpd_pool_walk_start(walk);
+	if (*pos)
+		return ibpd_pool_walk_peek(walk);
+	ibpd_pool_walk_rewind(walk);
+	return SEQ_START_TOKEN;
 }
 
 static void *ibpd_pds_next(struct seq_file *s, void *v, loff_t *pos)
 {
-	struct ibpd_pds_iter *it = s->private;
+	struct ibpd_pool_walk *walk = s->private;
 
 	++*pos;
-	return ibpd_pool_walk_next(&it->walk);
+	if (v == SEQ_START_TOKEN)
+		return ibpd_pool_walk_peek(walk);
+	return ibpd_pool_walk_next(walk, v);
 }
 
 static void ibpd_pds_stop(struct seq_file *s, void *v)
-	__releases(RCU) __releases(&walk->pool->lock)
+	__releases(&walk->pool->lock)
 {
-	struct ibpd_pds_iter *it = s->private;
+	struct ibpd_pool_walk *walk = s->private;
 
-	ibpd_pool_walk_stop(&it->walk);
+	ibpd_pool_walk_stop(walk);
 }
 
 static int ibpd_pds_show(struct seq_file *s, void *v)
@@ -89,22 +90,32 @@ static const struct seq_operations ibpd_pds_sops = {
 
 static int ibpd_pds_open(struct inode *inode, struct file *file)
 {
-	struct ibpd_pds_iter *it;
+	struct ibpd_ib_dev *dev = inode->i_private;
+	struct ibpd_pool_walk *walk;
 
-	it = __seq_open_private(file, &ibpd_pds_sops, sizeof(*it));
-	if (!it)
+	walk = __seq_open_private(file, &ibpd_pds_sops, sizeof(*walk));
+	if (!walk)
 		return -ENOMEM;
-	it->dev = inode->i_private;
+	ibpd_pool_walk_init(walk, &dev->pds);
 	return 0;
 }
 
-/* In no particular order; sort -n for one. */
+/* Also after the device is gone: the walk knows. */
+static int ibpd_pds_release(struct inode *inode, struct file *file)
+{
+	struct seq_file *s = file->private_data;
+
+	ibpd_pool_walk_exit(s->private);
+	return seq_release_private(inode, file);
+}
+
+/* Oldest first (by allocation, not by pdn): sort -n for pdn order. */
 static const struct file_operations ibpd_pds_fops = {
 	.owner = THIS_MODULE,
 	.open = ibpd_pds_open,
 	.read = seq_read,
 	.llseek = seq_lseek,
-	.release = seq_release_private,
+	.release = ibpd_pds_release,
 };
 
 /* The name changes with "rdma dev set NAME name NEW"; read it as it is. */

@@ -133,9 +133,10 @@ static bool walk_finds(struct ibpd_pool *pool, struct ibpd_pool_entry *want)
 
 	ibpd_pool_walk_init(&walk, pool);
 	ibpd_pool_walk_start(&walk);
-	while ((e = ibpd_pool_walk_next(&walk)))
+	for (e = ibpd_pool_walk_peek(&walk); e; e = ibpd_pool_walk_next(&walk, e))
 		found |= e == want;
 	ibpd_pool_walk_stop(&walk);
+	ibpd_pool_walk_exit(&walk);
 	return found;
 }
 
@@ -150,6 +151,205 @@ static void pdn_tracked_until_free(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, walk_finds(pool, a));
 }
 
+#define WALK_N 16
+
+/* Entries of a walk test, and how often a walk returned each. */
+struct walk_test {
+	struct ibpd_pool *pool;
+	struct ibpd_pool_walk walk;
+	struct ibpd_pool_entry *e[2 * WALK_N];
+	unsigned int seen[2 * WALK_N];
+};
+
+static struct walk_test *walk_test(struct kunit *test, unsigned int n)
+{
+	struct walk_test *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	t->pool = test_pool(test);
+	for (i = 0; i < ARRAY_SIZE(t->e); i++)
+		t->e[i] = test_entry(test);
+	for (i = 0; i < n; i++)
+		KUNIT_ASSERT_EQ(test, 0, pdn_alloc(t->pool, t->e[i]));
+	ibpd_pool_walk_init(&t->walk, t->pool);
+	return t;
+}
+
+static void walk_test_count(struct walk_test *t, struct ibpd_pool_entry *e)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(t->e); i++)
+		t->seen[i] += t->e[i] == e;
+}
+
+/*
+ * One piece of a walk: at most max entries passed, as a seq_file read
+ * does, the entry after them peeked at and left for the next piece.
+ */
+static void walk_piece(struct walk_test *t, unsigned int max)
+{
+	struct ibpd_pool_entry *e;
+	unsigned int n = 0;
+
+	ibpd_pool_walk_start(&t->walk);
+	for (e = ibpd_pool_walk_peek(&t->walk); e && n < max; n++) {
+		walk_test_count(t, e);
+		e = ibpd_pool_walk_next(&t->walk, e);
+	}
+	ibpd_pool_walk_stop(&t->walk);
+}
+
+static void walk_test_free(struct walk_test *t, unsigned int from,
+			   unsigned int to)
+{
+	while (from < to)
+		ibpd_pool_free(t->pool, t->e[from++]);
+}
+
+/*
+ * Entries that live through a walk done in pieces come exactly once,
+ * whatever is freed (the last one passed, one before it, one ahead) or
+ * added between the pieces; those freed ahead do not come, those added
+ * come once.
+ */
+static void walk_resumes_after_churn(struct kunit *test)
+{
+	struct walk_test *t = walk_test(test, WALK_N);
+	unsigned int i;
+
+	walk_piece(t, 3);		/* e[0..2] */
+	ibpd_pool_free(t->pool, t->e[2]);
+	ibpd_pool_free(t->pool, t->e[0]);
+	ibpd_pool_free(t->pool, t->e[5]);
+	KUNIT_ASSERT_EQ(test, 0, pdn_alloc(t->pool, t->e[WALK_N]));
+	walk_piece(t, 1);		/* e[3] */
+	ibpd_pool_free(t->pool, t->e[3]);
+	KUNIT_ASSERT_EQ(test, 0, pdn_alloc(t->pool, t->e[WALK_N + 1]));
+	for (i = 0; i < WALK_N && !t->seen[WALK_N + 1]; i++)
+		walk_piece(t, 2);
+
+	for (i = 0; i < WALK_N + 2; i++)
+		KUNIT_EXPECT_EQ_MSG(test, t->seen[i], i == 5 ? 0U : 1U,
+				    "entry %u", i);
+	walk_piece(t, WALK_N);		/* the end: nothing more */
+	for (i = 0; i < WALK_N + 2; i++)
+		KUNIT_EXPECT_LE_MSG(test, t->seen[i], 1U, "entry %u", i);
+	ibpd_pool_walk_exit(&t->walk);
+	walk_test_free(t, 4, 5);
+	walk_test_free(t, 6, WALK_N + 2);
+	ibpd_pool_free(t->pool, t->e[1]);
+}
+
+/* The entry a piece peeked at but did not pass comes first in the next. */
+static void walk_peeked_comes_again(struct kunit *test)
+{
+	struct walk_test *t = walk_test(test, 3);
+	struct ibpd_pool_entry *e;
+
+	walk_piece(t, 1);
+	ibpd_pool_walk_start(&t->walk);
+	e = ibpd_pool_walk_peek(&t->walk);
+	ibpd_pool_walk_stop(&t->walk);
+	KUNIT_EXPECT_PTR_EQ(test, e, t->e[1]);
+	ibpd_pool_walk_start(&t->walk);
+	KUNIT_EXPECT_PTR_EQ(test, ibpd_pool_walk_peek(&t->walk), t->e[1]);
+	ibpd_pool_walk_rewind(&t->walk);
+	KUNIT_EXPECT_PTR_EQ(test, ibpd_pool_walk_peek(&t->walk), t->e[0]);
+	ibpd_pool_walk_stop(&t->walk);
+	ibpd_pool_walk_exit(&t->walk);
+	walk_test_free(t, 0, 3);
+}
+
+/* Two walks at once: neither returns, nor is moved by, the other's cursor. */
+static void walk_two_at_once(struct kunit *test)
+{
+	struct walk_test *t = walk_test(test, WALK_N);
+	struct ibpd_pool_walk other;
+	struct ibpd_pool_entry *e;
+	unsigned int n = 0;
+
+	walk_piece(t, 4);
+	ibpd_pool_walk_init(&other, t->pool);
+	ibpd_pool_walk_start(&other);
+	for (e = ibpd_pool_walk_peek(&other); e; e = ibpd_pool_walk_next(&other, e)) {
+		KUNIT_EXPECT_NE(test, e->index, 0U);
+		n++;
+	}
+	ibpd_pool_walk_stop(&other);
+	KUNIT_EXPECT_EQ(test, n, WALK_N);
+	walk_piece(t, WALK_N);
+	for (n = 0; n < WALK_N; n++)
+		KUNIT_EXPECT_EQ_MSG(test, t->seen[n], 1U, "entry %u", n);
+	ibpd_pool_walk_exit(&other);
+	ibpd_pool_walk_exit(&t->walk);
+	walk_test_free(t, 0, WALK_N);
+}
+
+/*
+ * A table that grows while a walk is in pieces of one entry each (past
+ * 48 entries, then again), one entry added after each piece: each of the
+ * first entries comes exactly once, the added ones at most once.
+ */
+static void walk_survives_resize(struct kunit *test)
+{
+	const unsigned int n = 400, max = 2 * n + 1;
+	struct ibpd_pool *pool = test_pool(test);
+	struct ibpd_pool_entry *e, **ents;
+	struct ibpd_pool_walk walk;
+	unsigned int i, added = 0;
+	u8 *count;
+
+	ents = kunit_kcalloc(test, 2 * n, sizeof(*ents), GFP_KERNEL);
+	count = kunit_kzalloc(test, max + 1, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ents);
+	KUNIT_ASSERT_NOT_NULL(test, count);
+	for (i = 0; i < 2 * n; i++)
+		ents[i] = test_entry(test);
+	for (i = 0; i < n; i++)
+		KUNIT_ASSERT_EQ(test, 0, ibpd_pool_alloc(pool, max, max, ents[i]));
+
+	ibpd_pool_walk_init(&walk, pool);
+	do {
+		ibpd_pool_walk_start(&walk);
+		e = ibpd_pool_walk_peek(&walk);
+		if (e) {
+			count[e->index]++;
+			ibpd_pool_walk_next(&walk, e);
+		}
+		ibpd_pool_walk_stop(&walk);
+		if (added < n)
+			KUNIT_ASSERT_EQ(test, 0, ibpd_pool_alloc(pool, max, max,
+								 ents[n + added++]));
+	} while (e);
+	ibpd_pool_walk_exit(&walk);
+
+	for (i = 0; i < 2 * n; i++) {
+		KUNIT_EXPECT_LE(test, count[ents[i]->index], 1);
+		if (i < n)
+			KUNIT_EXPECT_EQ(test, count[ents[i]->index], 1);
+		ibpd_pool_free(pool, ents[i]);
+	}
+}
+
+/*
+ * A walk whose pool is destroyed first (a debugfs file released after
+ * its device went) ends without touching the pool.
+ */
+static void walk_outlives_pool(struct kunit *test)
+{
+	struct walk_test *t = walk_test(test, 2);
+
+	walk_piece(t, 1);
+	walk_test_free(t, 0, 2);
+	ibpd_pool_destroy(t->pool);
+	test->priv = NULL;
+	KUNIT_EXPECT_NULL(test, t->walk.pool);
+	KUNIT_EXPECT_TRUE(test, list_empty(&t->walk.cursor.list));
+	ibpd_pool_walk_exit(&t->walk);
+}
+
 static struct kunit_case ibpd_pool_cases[] = {
 	KUNIT_CASE(pdn_first_is_one),
 	KUNIT_CASE(pdn_unique),
@@ -157,6 +357,11 @@ static struct kunit_case ibpd_pool_cases[] = {
 	KUNIT_CASE(pdn_wraps_around),
 	KUNIT_CASE(pdn_wrap_skips_live),
 	KUNIT_CASE(pdn_tracked_until_free),
+	KUNIT_CASE(walk_resumes_after_churn),
+	KUNIT_CASE(walk_peeked_comes_again),
+	KUNIT_CASE(walk_two_at_once),
+	KUNIT_CASE(walk_survives_resize),
+	KUNIT_CASE(walk_outlives_pool),
 	{}
 };
 

@@ -7,15 +7,15 @@
 
 #include <kunit/visibility.h>
 #include <linux/errno.h>
+#include <linux/mutex.h>
 #include <linux/rhashtable.h>
 #include <linux/sched.h>
 
 #include "pool.h"
 
 /*
- * A resize makes a walk start over (debugfs may then list an entry
- * twice): with 64 buckets at least, a table resizes only past 48 live
- * entries.
+ * The table finds an index; the list keeps the walks' order, in which
+ * a resize of the table changes nothing.
  */
 static const struct rhashtable_params ibpd_pool_params = {
 	.key_len = sizeof(u32),
@@ -62,6 +62,9 @@ int ibpd_pool_alloc(struct ibpd_pool *pool, u32 max_count, u32 max_index,
 	}
 	if (ret)
 		goto err_count;
+	spin_lock(&pool->lock);
+	list_add_tail(&entry->list, &pool->list);
+	spin_unlock(&pool->lock);
 	return 0;
 
 err_count:
@@ -76,65 +79,97 @@ void ibpd_pool_free(struct ibpd_pool *pool, struct ibpd_pool_entry *entry)
 	spin_lock(&pool->lock);
 	WARN_ON(rhashtable_remove_fast(&pool->ht, &entry->node,
 				       ibpd_pool_params));
+	list_del(&entry->list);
 	spin_unlock(&pool->lock);
 	atomic_dec(&pool->count);
 }
 EXPORT_SYMBOL_IF_KUNIT(ibpd_pool_free);
 
-/* Places the walk at the start of the table. */
+/*
+ * Takes a walk's cursor off its pool's list for the one of the two that
+ * comes first: the walk's end (a debugfs file's release, which may come
+ * after the device is gone) or the pool's destruction (after the walk's
+ * last piece: debugfs_remove() waits for the reads under way).
+ */
+static DEFINE_MUTEX(ibpd_pool_walk_lock);
+
+/* A walk of pool, from its start; its cursor joins the list at the start. */
 void ibpd_pool_walk_init(struct ibpd_pool_walk *walk, struct ibpd_pool *pool)
 {
 	walk->pool = pool;
-	walk->slot = 0;
-	walk->skip = 0;
+	walk->cursor.index = 0;
+	INIT_LIST_HEAD(&walk->cursor.list);
 }
 EXPORT_SYMBOL_IF_KUNIT(ibpd_pool_walk_init);
 
-/* Starts or resumes the walk where the last piece stopped. */
+/* Ends a walk, also after its pool's destruction. */
+void ibpd_pool_walk_exit(struct ibpd_pool_walk *walk)
+{
+	mutex_lock(&ibpd_pool_walk_lock);
+	if (walk->pool) {
+		spin_lock(&walk->pool->lock);
+		list_del_init(&walk->cursor.list);
+		spin_unlock(&walk->pool->lock);
+	}
+	mutex_unlock(&ibpd_pool_walk_lock);
+}
+EXPORT_SYMBOL_IF_KUNIT(ibpd_pool_walk_exit);
+
+/*
+ * Starts or resumes the walk where the last piece stopped; the pool must
+ * not be destroyed before ibpd_pool_walk_stop().
+ */
 void ibpd_pool_walk_start(struct ibpd_pool_walk *walk)
-	__acquires(&walk->pool->lock) __acquires(RCU)
+	__acquires(&walk->pool->lock)
 {
 	spin_lock(&walk->pool->lock);
-	rhashtable_walk_enter(&walk->pool->ht, &walk->iter);
-	walk->iter.slot = walk->slot;
-	walk->iter.skip = walk->skip;
-	rhashtable_walk_start(&walk->iter);
+	if (list_empty(&walk->cursor.list))
+		list_add(&walk->cursor.list, &walk->pool->list);
 }
 EXPORT_SYMBOL_IF_KUNIT(ibpd_pool_walk_start);
 
-static struct ibpd_pool_entry *
-ibpd_pool_walk_entry(struct ibpd_pool_walk *walk, struct ibpd_pool_entry *entry)
+/* Back to the start: what the walk returned it returns again. */
+void ibpd_pool_walk_rewind(struct ibpd_pool_walk *walk)
 {
-	/* -EAGAIN: the table was resized and the walk starts over */
-	while (IS_ERR(entry))
-		entry = rhashtable_walk_next(&walk->iter);
-	return entry;
+	lockdep_assert_held(&walk->pool->lock);
+	list_move(&walk->cursor.list, &walk->pool->list);
 }
+EXPORT_SYMBOL_IF_KUNIT(ibpd_pool_walk_rewind);
 
 /*
- * The entry at the walk's place, not yet passed: after a resume, the one
- * the last piece stopped at. NULL at the end.
+ * The first entry after the walk's cursor, not yet passed: after a
+ * resume, the one the last piece stopped at (other walks' cursors are no
+ * entries). NULL at the end.
  */
 struct ibpd_pool_entry *ibpd_pool_walk_peek(struct ibpd_pool_walk *walk)
 {
-	return ibpd_pool_walk_entry(walk, rhashtable_walk_peek(&walk->iter));
-}
+	struct ibpd_pool_entry *e = &walk->cursor;
 
-/* The next entry, the first of a new walk; NULL at the end. */
-struct ibpd_pool_entry *ibpd_pool_walk_next(struct ibpd_pool_walk *walk)
+	lockdep_assert_held(&walk->pool->lock);
+	list_for_each_entry_continue(e, &walk->pool->list, list)
+		if (e->index)
+			return e;
+	return NULL;
+}
+EXPORT_SYMBOL_IF_KUNIT(ibpd_pool_walk_peek);
+
+/*
+ * Passes entry, which the walk returned in this piece, and returns the
+ * next one; NULL at the end.
+ */
+struct ibpd_pool_entry *ibpd_pool_walk_next(struct ibpd_pool_walk *walk,
+					    struct ibpd_pool_entry *entry)
 {
-	return ibpd_pool_walk_entry(walk, rhashtable_walk_next(&walk->iter));
+	lockdep_assert_held(&walk->pool->lock);
+	list_move(&walk->cursor.list, &entry->list);
+	return ibpd_pool_walk_peek(walk);
 }
 EXPORT_SYMBOL_IF_KUNIT(ibpd_pool_walk_next);
 
-/* Keeps the walk's place for the next ibpd_pool_walk_start(). */
+/* Keeps the walk's place, its cursor, for the next ibpd_pool_walk_start(). */
 void ibpd_pool_walk_stop(struct ibpd_pool_walk *walk)
-	__releases(RCU) __releases(&walk->pool->lock)
+	__releases(&walk->pool->lock)
 {
-	rhashtable_walk_stop(&walk->iter);
-	walk->slot = walk->iter.slot;
-	walk->skip = walk->iter.skip;
-	rhashtable_walk_exit(&walk->iter);
 	spin_unlock(&walk->pool->lock);
 }
 EXPORT_SYMBOL_IF_KUNIT(ibpd_pool_walk_stop);
@@ -142,15 +177,30 @@ EXPORT_SYMBOL_IF_KUNIT(ibpd_pool_walk_stop);
 int ibpd_pool_init(struct ibpd_pool *pool)
 {
 	spin_lock_init(&pool->lock);
+	INIT_LIST_HEAD(&pool->list);
 	pool->next = 1;
 	atomic_set(&pool->count, 0);
 	return rhashtable_init(&pool->ht, &ibpd_pool_params);
 }
 EXPORT_SYMBOL_IF_KUNIT(ibpd_pool_init);
 
-/* Every entry has been freed. */
+/*
+ * Every entry has been freed; walks not yet ended lose their cursors, and
+ * ibpd_pool_walk_exit() then has nothing to do.
+ */
 void ibpd_pool_destroy(struct ibpd_pool *pool)
 {
+	struct ibpd_pool_entry *e, *tmp;
+
+	mutex_lock(&ibpd_pool_walk_lock);
+	spin_lock(&pool->lock);
+	list_for_each_entry_safe(e, tmp, &pool->list, list) {
+		list_del_init(&e->list);
+		if (!e->index)
+			container_of(e, struct ibpd_pool_walk, cursor)->pool = NULL;
+	}
+	spin_unlock(&pool->lock);
+	mutex_unlock(&ibpd_pool_walk_lock);
 	WARN_ON(atomic_read(&pool->count));
 	rhashtable_destroy(&pool->ht);
 }

@@ -7,13 +7,18 @@
 #define _IBPD_POOL_H
 
 #include <linux/atomic.h>
+#include <linux/list.h>
 #include <linux/rhashtable-types.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
 
-/* An object's place in a pool: a PD number, an MR key index. */
+/*
+ * An object's place in a pool: a PD number, an MR key index. Index 0 is
+ * no object's: it marks a walk's cursor on the list.
+ */
 struct ibpd_pool_entry {
 	struct rhash_head node;
+	struct list_head list;		/* the pool's list, oldest first */
 	u32 index;
 };
 
@@ -25,24 +30,25 @@ struct ibpd_pool_entry {
  */
 struct ibpd_pool {
 	struct rhashtable ht;		/* index -> struct ibpd_pool_entry */
-	spinlock_t lock;		/* removals against walks */
+	spinlock_t lock;		/* the list: inserts, removals, walks */
+	struct list_head list;		/* the entries and the walks' cursors */
 	u32 next;			/* the next index to try */
 	atomic_t count;
 };
 
 /*
  * A walk over the live entries, which may be done in pieces: from
- * ibpd_pool_walk_start() to ibpd_pool_walk_stop() it holds the removal
+ * ibpd_pool_walk_start() to ibpd_pool_walk_stop() it holds the pool's
  * lock (the entries it returns stay allocated; nothing there may sleep),
- * and in between nothing, its place kept for the next piece. A resize
- * meanwhile may repeat or skip entries, as any rhashtable walk. Only
- * pool.c reads the fields.
+ * and in between nothing; its place is a cursor on the pool's list, which
+ * new entries join at the tail. So a walk returns each entry that lives
+ * through it exactly once, whatever comes and goes meanwhile, and an
+ * entry added or freed during it once at most. Only pool.c reads the
+ * fields.
  */
 struct ibpd_pool_walk {
-	struct ibpd_pool *pool;
-	struct rhashtable_iter iter;
-	unsigned int slot;
-	unsigned int skip;
+	struct ibpd_pool *pool;		/* NULL once the pool is destroyed */
+	struct ibpd_pool_entry cursor;
 };
 
 int ibpd_pool_init(struct ibpd_pool *pool);
@@ -52,11 +58,14 @@ int ibpd_pool_alloc(struct ibpd_pool *pool, u32 max_count, u32 max_index,
 void ibpd_pool_free(struct ibpd_pool *pool, struct ibpd_pool_entry *entry);
 
 void ibpd_pool_walk_init(struct ibpd_pool_walk *walk, struct ibpd_pool *pool);
+void ibpd_pool_walk_exit(struct ibpd_pool_walk *walk);
 void ibpd_pool_walk_start(struct ibpd_pool_walk *walk)
-	__acquires(&walk->pool->lock) __acquires(RCU);
+	__acquires(&walk->pool->lock);
+void ibpd_pool_walk_rewind(struct ibpd_pool_walk *walk);
 struct ibpd_pool_entry *ibpd_pool_walk_peek(struct ibpd_pool_walk *walk);
-struct ibpd_pool_entry *ibpd_pool_walk_next(struct ibpd_pool_walk *walk);
+struct ibpd_pool_entry *ibpd_pool_walk_next(struct ibpd_pool_walk *walk,
+					    struct ibpd_pool_entry *entry);
 void ibpd_pool_walk_stop(struct ibpd_pool_walk *walk)
-	__releases(RCU) __releases(&walk->pool->lock);
+	__releases(&walk->pool->lock);
 
 #endif /* _IBPD_POOL_H */

@@ -832,6 +832,126 @@ TEST_F(pd, debugfs_pds_in_small_reads)
 	free(text);
 }
 
+/*
+ * Reads the pds listing whole, in reads of size bytes, into text (of
+ * cap bytes): its length, or -errno.
+ */
+static ssize_t dbg_read_pds(char *text, size_t cap, size_t size)
+{
+	char path[256];
+	ssize_t len = 0, r;
+	int fd;
+
+	dbg_path(path, sizeof(path), "pds");
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -errno;
+	while (len + size < cap && (r = read(fd, text + len, size)) > 0)
+		len += r;
+	close(fd);
+	if (len + size >= cap)
+		return -EFBIG;
+	if (r < 0)
+		return -errno;
+	text[len] = 0;
+	return len;
+}
+
+/*
+ * Allocates and destroys PDs of a file of its own, up to 64 live, until
+ * killed; *ops counts them.
+ */
+static void pd_churn(volatile unsigned long *ops)
+{
+	uint32_t h[64];
+	int fd = test_open(test_dev()), i = 0, n = 0;
+
+	if (fd < 0)
+		_exit(1);
+	for (;;) {
+		if (n == 64) {
+			if (test_pd_destroy(fd, h[i % 64]))
+				_exit(2);
+			n--;
+		}
+		if (test_pd_alloc(fd, &h[i % 64], NULL, NULL))
+			_exit(3);
+		n++;
+		i++;
+		(*ops)++;
+	}
+}
+
+/*
+ * The listing resumes at its cursor, not at a count: with 600 PDs held
+ * and others made and destroyed by two processes meanwhile, each listing,
+ * in reads of 16 bytes and of 4096, has each held PD exactly once and no
+ * PD twice.
+ */
+TEST_F_TIMEOUT(pd, debugfs_pds_under_churn, 300)
+{
+	const int n = 600, listings = 100, nchurn = 2;
+	static unsigned char seen[IBPD_PDN_MAX + 1];
+	volatile unsigned long *ops;
+	int i, l, missing = 0, dups = 0, churned = 0;
+	size_t cap = 1 << 20;
+	char *text = malloc(cap), *line;
+	struct pd *pds = calloc(n, sizeof(*pds));
+	pid_t churn[2];
+	unsigned int pdn;
+	ssize_t len;
+
+	ASSERT_NE(NULL, pds);
+	ASSERT_NE(NULL, text);
+	ops = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, ops);
+	for (i = 0; i < n; i++)
+		ASSERT_EQ(0, pd_alloc(self->fd, &pds[i]));
+	for (i = 0; i < nchurn; i++) {
+		churn[i] = fork();
+		ASSERT_LE(0, churn[i]);
+		if (!churn[i])
+			pd_churn(&ops[i]);
+	}
+	while (ops[0] < 100 || ops[1] < 100)
+		usleep(1000);
+
+	for (l = 0; l < listings; l++) {
+		len = dbg_read_pds(text, cap, l % 2 ? 4096 : 16);
+		ASSERT_LE(0, len);
+		memset(seen, 0, sizeof(seen));
+		for (line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+			if (sscanf(line, "%u", &pdn) != 1 || pdn > IBPD_PDN_MAX)
+				continue;
+			dups += seen[pdn]++ == 1;
+			churned++;
+		}
+		for (i = 0; i < n; i++) {
+			missing += !seen[pds[i].pdn];
+			churned -= !!seen[pds[i].pdn];
+		}
+	}
+	for (i = 0; i < nchurn; i++) {
+		int status;
+
+		kill(churn[i], SIGKILL);
+		ASSERT_EQ(churn[i], waitpid(churn[i], &status, 0));
+		EXPECT_TRUE(WIFSIGNALED(status));
+	}
+	TH_LOG("%d listings of %d held PDs beside %lu allocations and destroys: %d missing, %d listed twice, %d churned PDs listed",
+	       listings, n, ops[0] + ops[1], missing, dups, churned);
+	EXPECT_EQ(0, missing);
+	EXPECT_EQ(0, dups);
+	EXPECT_LT(0, churned);
+	for (i = 0; i < n; i++)
+		test_cmd_pd_destroy(self->fd, pds[i].handle);
+	EXPECT_EQ(self->base_pds, dbg_read("num_pds"));
+	munmap((void *)ops, 4096);
+	free(pds);
+	free(text);
+}
+
 /* GET_CONTEXT has no driver data either way. */
 TEST(alloc_ucontext_udata)
 {
