@@ -140,8 +140,35 @@ static int ibpd_max_pd_set(void *data, u64 val)
 {
 	return ibpd_set_max_pd(data, val);
 }
-DEFINE_DEBUGFS_ATTRIBUTE(ibpd_max_pd_fops, ibpd_max_pd_get, ibpd_max_pd_set,
-			 "%llu\n");
+
+/*
+ * The numeric knobs refuse every value out of their bounds with EINVAL,
+ * also one past the parser's range (2^64 and up), where
+ * debugfs_attr_write() says ERANGE.
+ */
+static ssize_t ibpd_knob_write(struct file *file, const char __user *buf,
+			       size_t len, loff_t *ppos)
+{
+	ssize_t ret = debugfs_attr_write(file, buf, len, ppos);
+
+	return ret == -ERANGE ? -EINVAL : ret;
+}
+
+/* DEFINE_DEBUGFS_ATTRIBUTE(), with ibpd_knob_write() */
+#define IBPD_DEBUGFS_KNOB(fops, get, set)				\
+static int fops ## _open(struct inode *inode, struct file *file)	\
+{									\
+	return simple_attr_open(inode, file, get, set, "%llu\n");	\
+}									\
+static const struct file_operations fops = {				\
+	.owner = THIS_MODULE,						\
+	.open = fops ## _open,						\
+	.release = simple_attr_release,					\
+	.read = debugfs_attr_read,					\
+	.write = ibpd_knob_write,					\
+}
+
+IBPD_DEBUGFS_KNOB(ibpd_max_pd_fops, ibpd_max_pd_get, ibpd_max_pd_set);
 
 static int ibpd_pdn_next_get(void *data, u64 *val)
 {
@@ -155,8 +182,8 @@ static int ibpd_pdn_next_set(void *data, u64 val)
 {
 	return ibpd_set_pdn_next(data, val);
 }
-DEFINE_DEBUGFS_ATTRIBUTE(ibpd_pdn_next_fops, ibpd_pdn_next_get,
-			 ibpd_pdn_next_set, "%llu\n");
+
+IBPD_DEBUGFS_KNOB(ibpd_pdn_next_fops, ibpd_pdn_next_get, ibpd_pdn_next_set);
 
 /*
  * Called each time ib_core enables the device: at registration, and again

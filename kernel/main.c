@@ -22,20 +22,47 @@
 
 #include "ibpd.h"
 
-static unsigned int ndevs = 1;
-module_param(ndevs, uint, 0444);
-MODULE_PARM_DESC(ndevs, "Number of ibpd devices created at load (default 1)");
+/*
+ * The devices made at load: each registration compares the name with
+ * every device's, so thousands of them would take minutes; more are made
+ * with "rdma link add".
+ */
+#define IBPD_MAX_NDEVS	64
 
-/* max_pd's bounds are the PD policy's (pd.c), as for the debugfs knob. */
+/* Anything but 0 to IBPD_MAX_NDEVS is EINVAL, and the load fails. */
+static int ibpd_ndevs_param_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int n;
+
+	/* never NULL: parse_one() refuses "ndevs" without a value */
+	if (kstrtouint(val, 0, &n) || n > IBPD_MAX_NDEVS)
+		return -EINVAL;
+	*(unsigned int *)kp->arg = n;
+	return 0;
+}
+
+static const struct kernel_param_ops ibpd_ndevs_param_ops = {
+	.set = ibpd_ndevs_param_set,
+	.get = param_get_uint,
+};
+
+static unsigned int ndevs = 1;
+module_param_cb(ndevs, &ibpd_ndevs_param_ops, &ndevs, 0444);
+MODULE_PARM_DESC(ndevs, "Number of ibpd devices created at load, 0 to "
+		 __stringify(IBPD_MAX_NDEVS) " (default 1)");
+
+/*
+ * max_pd's bounds are the PD policy's (pd.c), as for the debugfs knob; a
+ * value past the parser's range is as much out of them as any other.
+ */
 static int ibpd_max_pd_param_set(const char *val, const struct kernel_param *kp)
 {
 	unsigned int max_pd;
 	int ret;
 
 	/* never NULL: parse_one() refuses "max_pd" without a value */
-	ret = kstrtouint(val, 0, &max_pd);
-	if (ret)
-		return ret;
+	if (kstrtouint(val, 0, &max_pd))
+		return -EINVAL;
 	ret = ibpd_max_pd_check(max_pd);
 	if (ret)
 		return ret;

@@ -121,7 +121,7 @@ if ! [ -e /proc/self/ns/net ]; then
 	echo "1..0 # SKIP no network namespaces"
 	exit 4
 fi
-echo "1..20"
+echo "1..21"
 dmesg -c > /dev/null
 # The mode can change only while no other namespace exists.
 {
@@ -305,6 +305,7 @@ fi
 if [ -z "${IBPD_KO:-}" ]; then
 	skip "rmmod after the lifecycle events: IBPD_KO is not set"
 	skip "insmod again"
+	skip "loading with ndevs out of range"
 	skip "rmmod with a device in a namespace being deleted"
 	tap_totals
 	exit
@@ -325,6 +326,43 @@ ok $? "rmmod ibpd after all of that, with a device in a namespace"
 	insmod "$IBPD_KO" && in_init ibpd0 && dbg_sound ibpd0
 } > "$tap_out" 2>&1
 ok $? "insmod with max_pd 0 or 2^24 fails (EINVAL); insmod again: ibpd0 back"
+
+# load_errno ARGS: loads ibpd with ARGS (one string, as finit_module(2)
+# takes them) and prints the errno's name, or "loaded": the kernel's own
+# errno, where insmod's message would be its rendering of it.
+load_errno() {
+	python3 - "$IBPD_KO" "$1" <<'PY'
+import ctypes, errno, os, sys
+nr = {"x86_64": 313, "aarch64": 273}[os.uname().machine]	# finit_module
+libc = ctypes.CDLL(None, use_errno=True)
+fd = os.open(sys.argv[1], os.O_RDONLY)
+r = libc.syscall(nr, fd, sys.argv[2].encode(), 0)
+print(errno.errorcode[ctypes.get_errno()] if r else "loaded")
+PY
+}
+
+# ndevs out of range is EINVAL, also past the parser's range (2^32, where
+# kstrtouint() says ERANGE; max_pd's set callback, the same at load as in
+# sysfs, is tested in ibpd_test's max_pd_param_bounds); ndevs at its
+# bound, 64, loads them all.
+{
+	timeout 60 rmmod ibpd &&
+	bad=0 &&
+	for arg in ndevs=65 ndevs=4294967296; do
+		e=$(load_errno "$arg")
+		echo "load with $arg: $e"
+		[ "$e" = EINVAL ] || bad=1
+		[ "$e" != loaded ] || rmmod ibpd
+	done &&
+	[ "$bad" = 0 ] && ! [ -d "$dbg" ] &&
+	insmod "$IBPD_KO" ndevs=64 &&
+	[ "$(rdma dev | grep -c ': ibpd[0-9]*:')" = 64 ] && in_init ibpd63 &&
+	timeout 120 rmmod ibpd && ! in_init ibpd0 &&
+	insmod "$IBPD_KO" && in_init ibpd0
+} > "$tap_out" 2>&1
+ok $? "loading with ndevs 65 or 2^32 fails with EINVAL; ndevs=64 makes 64 devices"
+# whatever failed above, ibpd is loaded for what follows
+[ -d /sys/module/ibpd ] || insmod "$IBPD_KO" > /dev/null 2>&1
 
 # The namespace's deletion runs in a workqueue: rmmod may meet the device
 # on its way back to init_net.

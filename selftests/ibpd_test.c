@@ -1246,8 +1246,16 @@ TEST(max_pd_param_bounds)
 	EXPECT_EQ(EINVAL, param_write_max_pd("0"));
 	EXPECT_EQ(EINVAL, param_write_max_pd(max));
 	EXPECT_EQ(EINVAL, param_write_max_pd("-1"));
-	EXPECT_EQ(-1, dbg_write("max_pd", 0));
-	EXPECT_EQ(-1, dbg_write("max_pd", IBPD_PDN_MAX + 1));
+	/* past the parser's range: EINVAL all the same, not ERANGE */
+	EXPECT_EQ(EINVAL, param_write_max_pd("4294967296"));
+	EXPECT_EQ(EINVAL, param_write_max_pd("99999999999999999999999"));
+	EXPECT_EQ(EINVAL, dbg_write_str("max_pd", "0"));
+	snprintf(max, sizeof(max), "%u", IBPD_PDN_MAX + 1);
+	EXPECT_EQ(EINVAL, dbg_write_str("max_pd", max));
+	EXPECT_EQ(EINVAL, dbg_write_str("max_pd", "4294967296"));
+	EXPECT_EQ(EINVAL, dbg_write_str("max_pd", "18446744073709551616"));
+	EXPECT_EQ(EINVAL, dbg_write_str("pdn_next", "18446744073709551616"));
+	EXPECT_EQ(EINVAL, dbg_write_str("pdn_next", "0"));
 	snprintf(max, sizeof(max), "%u", IBPD_PDN_MAX);
 	EXPECT_EQ(0, param_write_max_pd(max));
 	EXPECT_EQ(0, param_write_max_pd("1"));

@@ -583,6 +583,22 @@ static inline int dbg_write(const char *file, long long v)
 	return ret;
 }
 
+/* Writes str to a debugfs file: 0 or the errno of the write. */
+static inline int dbg_write_str(const char *file, const char *str)
+{
+	char path[256];
+	int fd, err = 0;
+
+	dbg_path(path, sizeof(path), file);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return errno;
+	if (write(fd, str, strlen(str)) < 0)
+		err = errno;
+	close(fd);
+	return err;
+}
+
 /* Lines of `rdma resource show TYPE dev DEV`: one per object. */
 static inline int rdma_res_count(const char *type, const char *dev)
 {
