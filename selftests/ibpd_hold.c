@@ -5,7 +5,9 @@
  * ibpd_hold DEV NPDS: a process that holds a uverbs file with NPDS PDs, an
  * MR on the first, for the tests of `ibpd pds`. Prints one line,
  * "HANDLE PDN USECNT" per PD, then "ready", and keeps everything until its
- * standard input reaches end of file. On SIGUSR1 it prints what its file
+ * standard input reaches end of file; a "d" read there destroys its last
+ * PD (never the first, which holds the MR) and prints "destroyed HANDLE".
+ * On SIGUSR1 it prints what its file
  * holds: "objects: N pds, M async event files" (UVERBS_METHOD_INFO_HANDLES;
  * its own context, made by raw ioctls, has no async event file). Raw
  * uverbs ioctls: on ibpd's devices
@@ -100,6 +102,11 @@ int main(int argc, char **argv)
 		}
 		if (read(0, &c, 1) <= 0)
 			break;
+		if (c == 'd' && n > 1) {
+			err = test_pd_destroy(fd, pds[--n]);
+			printf("destroyed %u: %s\n", pds[n], strerror(err));
+			fflush(stdout);
+		}
 	}
 	err = test_mr_destroy(fd, mr);
 	for (i = 0; i < n; i++)

@@ -30,7 +30,7 @@ hold() {
 	hold_pid=$!
 	exec {hold_in}> "$fifo"
 	holders+=("$hold_in")
-	for _ in $(seq 100); do
+	for _ in $(seq 600); do
 		grep -q ready "$tmp/hold-$tag.out" && break
 		sleep 0.1
 	done
@@ -71,15 +71,16 @@ objects() {
 # at_list_pds GDBCMD ARGS...: runs ibpd ARGS (words without spaces or
 # shell syntax: gdb's run passes them through a shell) under gdb, which
 # stops it where it lists a file's PDs (ibpddv_list_pds: the file is
-# imported) and runs gdb command GDBCMD there ("shell CMD" for a shell
-# command). ibpd's stdout and stderr in $tmp/gdb.out and $tmp/gdb.err, its
-# exit status in gdb_rc, gdb's own output in $tmp/gdb.log.
+# imported; $at_fn instead, when set) and runs gdb command GDBCMD there
+# ("shell CMD" for a shell command). ibpd's stdout and stderr in
+# $tmp/gdb.out and $tmp/gdb.err, its exit status in gdb_rc, gdb's own
+# output in $tmp/gdb.log.
 at_list_pds() {
 	local cmd=$1
 	shift
 	# shellcheck disable=SC2016 # gdb's $_exitcode
 	gdb -q -batch -nx -ex 'set debuginfod enabled off' -ex 'set confirm off' \
-		-ex 'set breakpoint pending on' -ex 'break ibpddv_list_pds' \
+		-ex 'set breakpoint pending on' -ex "break ${at_fn:-ibpddv_list_pds}" \
 		-ex "run $* > $tmp/gdb.out 2> $tmp/gdb.err" -ex "$cmd" \
 		-ex delete -ex continue -ex 'print $_exitcode' \
 		"$ibpd" > "$tmp/gdb.log" 2>&1
@@ -92,7 +93,7 @@ if ! [ -x "$ibpd" ]; then
 	echo "1..0 # SKIP no ibpd tool ($ibpd): the tool is built with libibpd"
 	exit 4
 fi
-echo "1..31"
+echo "1..36"
 
 expect_rc 0 "--help" "$ibpd" --help
 grep -q '^usage: ibpd' "$tmp/out"; ok $? "--help prints the usage"
@@ -123,6 +124,84 @@ assert devs["rxe0"]["pd_import"] is False and devs["rxe0"]["ibpd"] is False
 assert all(d["uverbs"].startswith("uverbs") for d in devs.values())
 PY
 ok $? "devices --json: parses with python3 -m json.tool, says the same"
+
+# devices_failed TAG RUN...: "ibpd devices" and "ibpd -j devices" under
+# RUN (a prefix command) fail on ibpd0 and list rxe0: the error on
+# stderr naming ibpd0 with TAG's message, ibpd0's row marked, exit 1.
+devices_failed() {
+	local msg=$1 rc rcj
+	shift
+	"$@" "$ibpd" devices > "$tmp/dv.txt" 2> "$tmp/dv.err"
+	rc=$?
+	"$@" "$ibpd" -j -d devices > "$tmp/dv.json" 2> "$tmp/dvj.err"
+	rcj=$?
+	cat "$tmp/dv.txt" "$tmp/dv.err" "$tmp/dv.json" "$tmp/dvj.err" > "$tmp/out"
+	echo "exit $rc, -j -d: exit $rcj" >> "$tmp/out"
+	[ $rc = 1 ] && [ $rcj = 1 ] &&
+		grep -qx "ibpd: opening ibpd0: $msg" "$tmp/dv.err" &&
+		grep -qx "ibpd: opening ibpd0: $msg" "$tmp/dvj.err" &&
+		grep -Eq '^ibpd0 +uverbs[0-9]+ +[0-9]+ +yes +-$' "$tmp/dv.txt" &&
+		grep -Eq '^rxe0 +uverbs[0-9]+ +[0-9]+ +no +no$' "$tmp/dv.txt" &&
+		python3 - "$tmp/dv.json" "$msg" >> "$tmp/out" 2>&1 <<'PY'
+import json, sys
+devs = {d["device"]: d for d in json.load(open(sys.argv[1]))["devices"]}
+i, r = devs["ibpd0"], devs["rxe0"]
+assert i["ibpd"] is True and i["pd_import"] is None and i["error"] == sys.argv[2], i
+assert i["fw_ver"] is None and i["max_pd"] is None and i["max_mr"] is None, i
+assert r["pd_import"] is False and "error" not in r and r["max_pd"] > 0, r
+PY
+}
+
+# A device that cannot be opened: as uid 1000 with ibpd0's uverbs node
+# at 0600 (EACCES), and in an rdma cgroup allowing no context on ibpd0
+# (EAGAIN).
+uv=/dev/infiniband/$(uverbs_of ibpd0)
+mode=$(stat -c %a "$uv")
+chmod 0600 "$uv"
+devices_failed "Permission denied" setpriv --reuid=1000 --regid=1000 --clear-groups
+ok $? "devices as uid 1000, ibpd0's uverbs node 0600: EACCES on stderr, its row marked (- / null, error), rxe0 listed, exit 1"
+chmod "$mode" "$uv"
+cg=$cgroot/ibpd_tool_test
+if { grep -q " $cgroot cgroup2 " /proc/mounts ||
+     mount -t cgroup2 none "$cgroot" 2> /dev/null; } &&
+   grep -qw rdma "$cgroot/cgroup.controllers" 2> /dev/null; then
+	# shellcheck disable=SC2016 # the inner shell expands them
+	echo +rdma > "$cgroot/cgroup.subtree_control" && mkdir "$cg" &&
+		echo "ibpd0 hca_handle=0" > "$cg/rdma.max" &&
+		devices_failed "Resource temporarily unavailable" \
+			sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$cg"
+	ok $? "devices in an rdma cgroup with ibpd0 hca_handle=0: EAGAIN on stderr, its row marked, rxe0 listed, exit 1"
+	# the limit back to max first (the 6.1.y/6.12.y rdmacg bug)
+	echo "ibpd0 hca_handle=max" > "$cg/rdma.max"
+	rmdir "$cg"
+else
+	skip "devices in an rdma cgroup: no rdma cgroup controller"
+fi
+
+# 16383 handles come back from the core at most: a file with exactly that
+# many PDs shows 16382 and says there are more; with 16382, all of them.
+for want in 16382 16383; do
+	hold ibpd0 "$want" "many$want"
+	"$ibpd" -j pds --pid "$hold_pid" > "$tmp/many.json" 2> "$tmp/out"
+	rc=$?
+	trunc=false
+	if [ "$want" = 16383 ]; then
+		trunc=true
+		"$ibpd" pds --pid "$hold_pid" > "$tmp/many.txt" 2>> "$tmp/out" &&
+			tail -n 1 "$tmp/many.txt" | tee -a "$tmp/out" |
+			grep -qx "  16382 PDs (the first the kernel lists; there are more)" ||
+			rc=1
+	fi
+	kill "$hold_pid"
+	[ $rc = 0 ] &&
+		python3 - "$tmp/many.json" "$trunc" >> "$tmp/out" 2>&1 <<'PY'
+import json, sys
+f, = json.load(open(sys.argv[1]))["files"]
+assert len(f["pds"]) == 16382, len(f["pds"])
+assert f["truncated"] is (sys.argv[2] == "true"), f["truncated"]
+PY
+	ok $? "pds of a file with $want PDs: 16382 shown, truncated $trunc"
+done
 
 hold ibpd0 3
 "$ibpd" pds --pid "$hold_pid" --json > "$tmp/pds.json" 2> "$tmp/out" &&
@@ -277,6 +356,22 @@ if command -v gdb > /dev/null; then
 	[ "$(objects "$ibpd_pid" ibpd0)" = "3 pds, 0 async event files" ]
 	ok $? "pds: after the listings, the holder's file has its 3 PDs and no async event file of ibpd's"
 
+	# A PD destroyed after the listing, before ibpd looks it up (the
+	# first ibv_import_pd()): its handle names nothing, and it is left out.
+	# (The holder is told through its fifo: gdb does not pass on our fds.)
+	hold ibpd0 2 gone
+	at_fn=ibv_import_pd at_list_pds "shell echo d > $tmp/hold-gone; sleep 2" \
+		-j pds --pid "$hold_pid"
+	{ cat "$tmp/gdb.out" "$tmp/gdb.err" "$tmp/hold-gone.out"; } > "$tmp/out"
+	[ "$gdb_rc" = 0 ] && [ "$(grep -c '^destroyed .*: Success$' "$tmp/hold-gone.out")" = 1 ] &&
+		python3 - "$tmp/gdb.out" "$tmp/hold-gone.out" >> "$tmp/out" 2>&1 <<'PY'
+import json, sys
+f, = json.load(open(sys.argv[1]))["files"]
+held = [int(l.split()[0]) for l in open(sys.argv[2]) if l[0].isdigit()]
+assert [p["handle"] for p in f["pds"]] == held[:1], (f, held)
+PY
+	ok $? "pds -j: a PD destroyed between the listing and its lookup is left out, exit 0"
+
 	# ibpddv_list_pds fails (gdb makes it return EIO): the JSON still closes.
 	at_list_pds "return (int) 5" -j pds --pid "$ibpd_pid"
 	cat "$tmp/gdb.out" "$tmp/gdb.err" > "$tmp/out"
@@ -308,6 +403,7 @@ PY
 else
 	skip "pds: observing a file, stopped in ibpddv_list_pds: no gdb"
 	skip "pds: the holder's file after the listings: no gdb"
+	skip "pds -j: a PD destroyed between the listing and its lookup: no gdb"
 	skip "pds -j with ibpddv_list_pds failing: no gdb"
 	skip "pds -j with the device deleted after the import: no gdb"
 fi

@@ -405,49 +405,91 @@ static bool device_imports(struct ibv_context *ctx)
 	return errno != EOPNOTSUPP;
 }
 
-static void device_row(struct ibv_device *d, int i)
+/*
+ * Why ibv_open_device() failed: its errno, but where libibverbs could not
+ * open the uverbs node, its fallback (a node of its own making) leaves
+ * ENOENT in errno: then why the node cannot be opened, such as EACCES.
+ */
+static int open_errno(struct ibv_device *d, int err)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "/dev/infiniband/%s", d->dev_name);
+	if (err != ENOENT ||
+	    !faccessat(AT_FDCWD, path, R_OK | W_OK, AT_EACCESS))
+		return err;
+	return errno == ENOENT ? err : errno;
+}
+
+/*
+ * One device's row; 1 when the device could not be opened or queried (as
+ * ibv_devinfo, the other rows are printed all the same): the error on
+ * stderr, and in the row what the device did not tell, "-" (JSON: null,
+ * with "error").
+ */
+static int device_row(struct ibv_device *d, int i)
 {
 	struct ibv_device_attr attr = {};
 	struct ibv_context *ctx = ibv_open_device(d);
-	bool can = ctx && device_imports(ctx);
-	bool ibpd = ibpddv_is_supported(d);
+	const char *name = ibv_get_device_name(d);
+	bool ibpd = ibpddv_is_supported(d), can = false;
+	const char *what = "opening";
+	int err = ctx ? 0 : open_errno(d, errno);
 
-	if (ctx && details && ibv_query_device(ctx, &attr))
-		memset(&attr, 0, sizeof(attr));
-	if (ctx)
+	if (ctx) {
+		can = device_imports(ctx);
+		if (details) {
+			err = ibv_query_device(ctx, &attr);
+			what = "querying";
+		}
 		ibv_close_device(ctx);
+	}
+	if (err)
+		fprintf(stderr, "ibpd: %s %s: %s\n", what, name, strerror(err));
 	if (!json) {
-		printf("%-16s %-10s %5d %5s %10s", ibv_get_device_name(d),
-		       d->dev_name, ibv_get_device_index(d), ibpd ? "yes" : "no",
-		       can ? "yes" : "no");
-		if (details)
+		printf("%-16s %-10s %5d %5s %10s", name, d->dev_name,
+		       ibv_get_device_index(d), ibpd ? "yes" : "no",
+		       !ctx ? "-" : can ? "yes" : "no");
+		if (details && err)
+			printf("  %016" PRIx64 " %-12s %10s %10s",
+			       be64toh(ibv_get_device_guid(d)), "-", "-", "-");
+		else if (details)
 			printf("  %016" PRIx64 " %-12s %10d %10d",
 			       be64toh(ibv_get_device_guid(d)), attr.fw_ver,
 			       attr.max_pd, attr.max_mr);
 		printf("\n");
-		return;
+		return !!err;
 	}
 	fprintf(out, "%s{\"device\": ", i ? "," : "");
-	json_str(ibv_get_device_name(d));
+	json_str(name);
 	fprintf(out, ", \"uverbs\": ");
 	json_str(d->dev_name);
 	fprintf(out, ", \"index\": %d, \"ibpd\": %s, \"pd_import\": %s",
 		ibv_get_device_index(d), ibpd ? "true" : "false",
-		can ? "true" : "false");
+		!ctx ? "null" : can ? "true" : "false");
 	if (details) {
 		fprintf(out, ", \"node_guid\": \"%016" PRIx64 "\", \"fw_ver\": ",
 			be64toh(ibv_get_device_guid(d)));
-		json_str(attr.fw_ver);
-		fprintf(out, ", \"max_pd\": %d, \"max_mr\": %d", attr.max_pd,
-			attr.max_mr);
+		if (err) {
+			fprintf(out, "null, \"max_pd\": null, \"max_mr\": null");
+		} else {
+			json_str(attr.fw_ver);
+			fprintf(out, ", \"max_pd\": %d, \"max_mr\": %d",
+				attr.max_pd, attr.max_mr);
+		}
+	}
+	if (err) {
+		fprintf(out, ", \"error\": ");
+		json_str(strerror(err));
 	}
 	fprintf(out, "}");
+	return !!err;
 }
 
 static int cmd_devices(void)
 {
 	struct ibv_device **list;
-	int i, n;
+	int i, n, ret = 0;
 
 	list = ibv_get_device_list(&n);
 	if (!list) {
@@ -461,11 +503,11 @@ static int cmd_devices(void)
 		       "  node_guid        fw_ver           max_pd     max_mr" :
 		       "");
 	for (i = 0; i < n; i++)
-		device_row(list[i], i);
+		ret |= device_row(list[i], i);
 	if (!json && !n)
 		printf("no RDMA device that libibverbs drives\n");
 	ibv_free_device_list(list);
-	return 0;
+	return ret;
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -534,6 +576,10 @@ static int show_file(struct ibv_context *ctx, pid_t pid, int fd)
 		printf("%spid %d fd %d: %s\n", first ? "" : "\n", pid, fd,
 		       name);
 	}
+	/*
+	 * One handle more than it shows: the call says how many it stored,
+	 * not how many there are, so only the last one tells "more".
+	 */
 	handles = malloc(IBPDDV_LIST_PDS_MAX * sizeof(*handles));
 	ret = handles ? ibpddv_list_pds(ctx, handles, IBPDDV_LIST_PDS_MAX, &n) :
 			ENOMEM;
@@ -547,6 +593,8 @@ static int show_file(struct ibv_context *ctx, pid_t pid, int fd)
 		return 1;
 	}
 	more = n == IBPDDV_LIST_PDS_MAX;
+	if (more)
+		n--;
 	qsort(handles, n, sizeof(*handles), cmp_u32);
 	if (json)
 		fprintf(out, ", \"ibpd\": true, \"truncated\": %s, \"pds\": [",
