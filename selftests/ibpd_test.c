@@ -1218,15 +1218,7 @@ TEST_F(pd, max_pd_enomem)
 /* Writes val to the max_pd module parameter: 0 or the errno. */
 static int param_write_max_pd(const char *val)
 {
-	int fd = open("/sys/module/ibpd/parameters/max_pd", O_WRONLY);
-	int err = 0;
-
-	if (fd < 0)
-		return errno;
-	if (write(fd, val, strlen(val)) < 0)
-		err = errno;
-	close(fd);
-	return err;
+	return write_str("/sys/module/ibpd/parameters/max_pd", val);
 }
 
 /*

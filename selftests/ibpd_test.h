@@ -583,20 +583,26 @@ static inline int dbg_write(const char *file, long long v)
 	return ret;
 }
 
-/* Writes str to a debugfs file: 0 or the errno of the write. */
-static inline int dbg_write_str(const char *file, const char *str)
+/* Writes str to the file at path: 0, or the errno of the open or write. */
+static inline int write_str(const char *path, const char *str)
 {
-	char path[256];
-	int fd, err = 0;
+	int fd = open(path, O_WRONLY), err = 0;
 
-	dbg_path(path, sizeof(path), file);
-	fd = open(path, O_WRONLY);
 	if (fd < 0)
 		return errno;
 	if (write(fd, str, strlen(str)) < 0)
 		err = errno;
 	close(fd);
 	return err;
+}
+
+/* Writes str to a debugfs file: 0 or the errno. */
+static inline int dbg_write_str(const char *file, const char *str)
+{
+	char path[256];
+
+	dbg_path(path, sizeof(path), file);
+	return write_str(path, str);
 }
 
 /* Lines of `rdma resource show TYPE dev DEV`: one per object. */
