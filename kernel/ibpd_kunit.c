@@ -350,6 +350,22 @@ static void walk_outlives_pool(struct kunit *test)
 	ibpd_pool_walk_exit(&t->walk);
 }
 
+/*
+ * A walk that never ran a piece (a debugfs file opened and never read)
+ * whose pool is destroyed first ends without touching the pool either.
+ */
+static void walk_unstarted_outlives_pool(struct kunit *test)
+{
+	struct walk_test *t = walk_test(test, 2);
+
+	walk_test_free(t, 0, 2);
+	ibpd_pool_destroy(t->pool);
+	test->priv = NULL;
+	KUNIT_EXPECT_NULL(test, t->walk.pool);
+	KUNIT_EXPECT_TRUE(test, list_empty(&t->walk.cursor.list));
+	ibpd_pool_walk_exit(&t->walk);
+}
+
 static struct kunit_case ibpd_pool_cases[] = {
 	KUNIT_CASE(pdn_first_is_one),
 	KUNIT_CASE(pdn_unique),
@@ -362,6 +378,7 @@ static struct kunit_case ibpd_pool_cases[] = {
 	KUNIT_CASE(walk_two_at_once),
 	KUNIT_CASE(walk_survives_resize),
 	KUNIT_CASE(walk_outlives_pool),
+	KUNIT_CASE(walk_unstarted_outlives_pool),
 	{}
 };
 

@@ -93,12 +93,19 @@ EXPORT_SYMBOL_IF_KUNIT(ibpd_pool_free);
  */
 static DEFINE_MUTEX(ibpd_pool_walk_lock);
 
-/* A walk of pool, from its start; its cursor joins the list at the start. */
+/*
+ * A walk of pool, from its start; its cursor joins the list at the start
+ * now, not at the first piece, so that the pool's destruction finds every
+ * walk not yet ended, also one that never ran a piece (a debugfs file
+ * opened, never read, and released after its device is gone).
+ */
 void ibpd_pool_walk_init(struct ibpd_pool_walk *walk, struct ibpd_pool *pool)
 {
 	walk->pool = pool;
 	walk->cursor.index = 0;
-	INIT_LIST_HEAD(&walk->cursor.list);
+	spin_lock(&pool->lock);
+	list_add(&walk->cursor.list, &pool->list);
+	spin_unlock(&pool->lock);
 }
 EXPORT_SYMBOL_IF_KUNIT(ibpd_pool_walk_init);
 
@@ -123,8 +130,6 @@ void ibpd_pool_walk_start(struct ibpd_pool_walk *walk)
 	__acquires(&walk->pool->lock)
 {
 	spin_lock(&walk->pool->lock);
-	if (list_empty(&walk->cursor.list))
-		list_add(&walk->cursor.list, &walk->pool->list);
 }
 EXPORT_SYMBOL_IF_KUNIT(ibpd_pool_walk_start);
 

@@ -21,10 +21,12 @@ holder_in=""
 
 cleanup() {
 	[ -n "$holder_in" ] && exec {holder_in}>&-
+	[ -n "${pds_unread:-}" ] && exec {pds_unread}<&-
+	[ -n "${pds_part:-}" ] && exec {pds_part}<&-
 	for ns in ibpd_t1 ibpd_t2 ibpd_t3 ibpd_t4 ibpd_t5 ibpd_init; do
 		ip netns del "$ns" 2> /dev/null
 	done
-	for d in ibpdL0 ibpdL1 ibpdL2 ibpdL3 ibpdL3x ibpdS0 ibpdS1 ibpdS2; do
+	for d in ibpdL0 ibpdL1 ibpdL2 ibpdL3 ibpdL3x ibpdL4 ibpdS0 ibpdS1 ibpdS2; do
 		rdma link delete "$d" 2> /dev/null
 	done
 	for n in ibpdn0 ibpdn1 ibpdn2; do
@@ -121,7 +123,7 @@ if ! [ -e /proc/self/ns/net ]; then
 	echo "1..0 # SKIP no network namespaces"
 	exit 4
 fi
-echo "1..21"
+echo "1..23"
 dmesg -c > /dev/null
 # The mode can change only while no other namespace exists.
 {
@@ -192,6 +194,22 @@ ok $? "rename, a new device under the old name, delete the renamed one: each kee
 	dbg_sound ibpdL3x && dbg_gone ibpdL3
 } > "$tap_out" 2>&1
 ok $? "rename inside a namespace: debugfs follows"
+
+# A pds listing opened and never read, and one read in part, across the
+# device's deletion: reads then fail (EIO), and the files are closed only
+# later (below), seconds after, once the device is freed (kfree_rcu
+# batches for up to 5 s): their release must not touch it (KASAN on the
+# debug kernel; slub_debug=P on a stock one, where its poisoned lock hangs).
+pds_unread="" pds_part="" pds_deleted=$SECONDS
+{
+	rdma link add ibpdL4 type ibpd netdev lo &&
+	d=$(dbg_dirs ibpdL4 || :) && [ -n "$d" ] &&
+	exec {pds_unread}< "$d/pds" {pds_part}< "$d/pds" &&
+	head -c 1 <&"$pds_part" > /dev/null &&
+	rdma link delete ibpdL4 && pds_deleted=$SECONDS && dbg_gone ibpdL4 &&
+	! cat <&"$pds_part" && ! cat <&"$pds_unread"
+} > "$tap_out" 2>&1
+ok $? "pds files open across rdma link delete: reads fail"
 
 dmesg > "$tap_out"
 ! grep -q -e 'already present' -e 'Couldn' "$tap_out"
@@ -300,6 +318,14 @@ if [ $per_ns = 1 ]; then
 else
 	skip "a device coming back onto a taken name: names are unique on the system"
 fi
+
+{
+	[ -n "$pds_unread" ] && [ -n "$pds_part" ] &&
+	sleep $((pds_deleted + 7 - SECONDS > 0 ? pds_deleted + 7 - SECONDS : 0)) &&
+	exec {pds_unread}<&- {pds_part}<&- && pds_unread="" pds_part="" &&
+	dbg_sound ibpdL0
+} > "$tap_out" 2>&1
+ok $? "the pds files' close, after their device is freed, touches nothing of it"
 
 # ibpdL3x is still in ibpd_t3, ibpdL0 in init_net: rmmod takes both.
 if [ -z "${IBPD_KO:-}" ]; then
