@@ -142,14 +142,26 @@ static int ibpd_max_pd_set(void *data, u64 val)
 }
 
 /*
+ * simple_attr_write() parses the first 23 bytes of a write only (its
+ * set_buf is 24 bytes) and then says it took them all: with leading
+ * zeros, "000000000000000000000016777216" would set 1. No write longer
+ * than that is a value the parser can read whole.
+ */
+#define IBPD_KNOB_MAX_LEN	23
+
+/*
  * The numeric knobs refuse every value out of their bounds with EINVAL,
  * also one past the parser's range (2^64 and up), where
- * debugfs_attr_write() says ERANGE.
+ * debugfs_attr_write() says ERANGE, and one longer than it reads.
  */
 static ssize_t ibpd_knob_write(struct file *file, const char __user *buf,
 			       size_t len, loff_t *ppos)
 {
-	ssize_t ret = debugfs_attr_write(file, buf, len, ppos);
+	ssize_t ret;
+
+	if (len > IBPD_KNOB_MAX_LEN)
+		return -EINVAL;
+	ret = debugfs_attr_write(file, buf, len, ppos);
 
 	return ret == -ERANGE ? -EINVAL : ret;
 }

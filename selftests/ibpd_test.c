@@ -1229,6 +1229,7 @@ TEST(max_pd_param_bounds)
 {
 	char old[32] = "", max[32];
 	FILE *f = fopen("/sys/module/ibpd/parameters/max_pd", "r");
+	long long knob_max_pd, knob_pdn_next;
 
 	if (!f)
 		SKIP(return, "no ibpd module parameters");
@@ -1248,6 +1249,17 @@ TEST(max_pd_param_bounds)
 	EXPECT_EQ(EINVAL, dbg_write_str("max_pd", "18446744073709551616"));
 	EXPECT_EQ(EINVAL, dbg_write_str("pdn_next", "18446744073709551616"));
 	EXPECT_EQ(EINVAL, dbg_write_str("pdn_next", "0"));
+	/*
+	 * Longer than simple_attr_write() reads (23 bytes): 2^24 with leading
+	 * zeros, not cut to "...01", which would set 1.
+	 */
+	knob_max_pd = dbg_read("max_pd");
+	knob_pdn_next = dbg_read("pdn_next");
+	EXPECT_EQ(EINVAL, dbg_write_str("max_pd", "000000000000000000000016777216"));
+	EXPECT_EQ(EINVAL, dbg_write_str("pdn_next", "000000000000000000000016777216"));
+	EXPECT_EQ(knob_max_pd, dbg_read("max_pd"));
+	EXPECT_EQ(knob_pdn_next, dbg_read("pdn_next"));
+	dbg_write("max_pd", knob_max_pd);
 	snprintf(max, sizeof(max), "%u", IBPD_PDN_MAX);
 	EXPECT_EQ(0, param_write_max_pd(max));
 	EXPECT_EQ(0, param_write_max_pd("1"));
