@@ -381,12 +381,14 @@ PY
 		[ "$e" != loaded ] || rmmod ibpd
 	done &&
 	[ "$bad" = 0 ] && ! [ -d "$dbg" ] &&
+	[ "$(load_errno ndevs=0)" = loaded ] &&
+	! rdma dev | grep -q ': ibpd' && rmmod ibpd &&
 	insmod "$IBPD_KO" ndevs=64 &&
 	[ "$(rdma dev | grep -c ': ibpd[0-9]*:')" = 64 ] && in_init ibpd63 &&
 	timeout 120 rmmod ibpd && ! in_init ibpd0 &&
 	insmod "$IBPD_KO" && in_init ibpd0
 } > "$tap_out" 2>&1
-ok $? "loading with ndevs 65 or 2^32 fails with EINVAL; ndevs=64 makes 64 devices"
+ok $? "loading with ndevs 65 or 2^32 fails with EINVAL; ndevs=0 makes none, ndevs=64 64 devices"
 # whatever failed above, ibpd is loaded for what follows
 [ -d /sys/module/ibpd ] || insmod "$IBPD_KO" > /dev/null 2>&1
 

@@ -834,9 +834,11 @@ TEST_F(pd, debugfs_pds_in_small_reads)
 
 /*
  * Reads the pds listing whole, in reads of size bytes, into text (of
- * cap bytes): its length, or -errno.
+ * cap bytes): its length, or -errno. With first, reads that many bytes
+ * first and seeks back to the start.
  */
-static ssize_t dbg_read_pds(char *text, size_t cap, size_t size)
+static ssize_t dbg_read_pds(char *text, size_t cap, size_t size,
+			    size_t first)
 {
 	char path[256];
 	ssize_t len = 0, r;
@@ -846,6 +848,10 @@ static ssize_t dbg_read_pds(char *text, size_t cap, size_t size)
 	fd = open(path, O_RDONLY);
 	if (fd < 0)
 		return -errno;
+	if (first && (read(fd, text, first) < 0 || lseek(fd, 0, SEEK_SET))) {
+		close(fd);
+		return -EIO;
+	}
 	while (len + size < cap && (r = read(fd, text + len, size)) > 0)
 		len += r;
 	close(fd);
@@ -886,7 +892,8 @@ static void pd_churn(volatile unsigned long *ops)
  * The listing resumes at its cursor, not at a count: with 600 PDs held
  * and others made and destroyed by two processes meanwhile, each listing,
  * in reads of 16 bytes and of 4096, has each held PD exactly once and no
- * PD twice.
+ * PD twice; also one started over by a seek to the start after 1000
+ * bytes.
  */
 TEST_F_TIMEOUT(pd, debugfs_pds_under_churn, 300)
 {
@@ -918,7 +925,8 @@ TEST_F_TIMEOUT(pd, debugfs_pds_under_churn, 300)
 		usleep(1000);
 
 	for (l = 0; l < listings; l++) {
-		len = dbg_read_pds(text, cap, l % 2 ? 4096 : 16);
+		len = dbg_read_pds(text, cap, l % 2 ? 4096 : 16,
+				   l % 4 == 1 ? 1000 : 0);
 		ASSERT_LE(0, len);
 		memset(seen, 0, sizeof(seen));
 		for (line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
@@ -950,6 +958,37 @@ TEST_F_TIMEOUT(pd, debugfs_pds_under_churn, 300)
 	munmap((void *)ops, 4096);
 	free(pds);
 	free(text);
+}
+
+/*
+ * A read of the listing after its end of file returns the PDs made since,
+ * and nothing more: the listing goes on as a log file does.
+ */
+TEST_F(pd, debugfs_pds_read_after_eof)
+{
+	char path[256], buf[4096], want[64];
+	struct pd a, b;
+	ssize_t r;
+	int fd;
+
+	ASSERT_EQ(0, pd_alloc(self->fd, &a));
+	dbg_path(path, sizeof(path), "pds");
+	fd = open(path, O_RDONLY);
+	ASSERT_LE(0, fd);
+	while ((r = read(fd, buf, sizeof(buf))) > 0)
+		;
+	ASSERT_EQ(0, r);
+	ASSERT_EQ(0, pd_alloc(self->fd, &b));
+	r = read(fd, buf, sizeof(buf) - 1);
+	ASSERT_LT(0, r);
+	buf[r] = 0;
+	snprintf(want, sizeof(want), "%u 0 %llu\n", b.pdn,
+		 (unsigned long long)b.id);
+	EXPECT_STREQ(want, buf);
+	EXPECT_EQ(0, read(fd, buf, sizeof(buf)));
+	close(fd);
+	test_cmd_pd_destroy(self->fd, a.handle);
+	test_cmd_pd_destroy(self->fd, b.handle);
 }
 
 /* GET_CONTEXT has no driver data either way. */

@@ -93,13 +93,15 @@ if ! [ -x "$ibpd" ]; then
 	echo "1..0 # SKIP no ibpd tool ($ibpd): the tool is built with libibpd"
 	exit 4
 fi
-echo "1..36"
+echo "1..39"
 
 expect_rc 0 "--help" "$ibpd" --help
 grep -q '^usage: ibpd' "$tmp/out"; ok $? "--help prints the usage"
 expect_rc 2 "no command: usage error" "$ibpd"
 expect_rc 2 "unknown command: usage error" "$ibpd" frobnicate
 expect_rc 2 "invalid --pid: usage error" "$ibpd" pds --pid 12x
+expect_rc 2 "invalid --fd: usage error" "$ibpd" pds --fd 12x
+expect_rc 2 "negative --fd: usage error" "$ibpd" pds --fd -1
 "$ibpd" --pid 0 pds > "$tmp/out" 2>&1
 [ $? = 2 ] && grep -q "^ibpd: invalid pid '0'$" "$tmp/out"
 ok $? "--pid 0: usage error, and says so"
@@ -372,6 +374,30 @@ assert [p["handle"] for p in f["pds"]] == held[:1], (f, held)
 PY
 	ok $? "pds -j: a PD destroyed between the listing and its lookup is left out, exit 0"
 
+	# ibv_query_device fails for the first device (gdb makes it return
+	# EIO): with -d, that row is marked in text and JSON, exit 1.
+	for j in "" -j; do
+		at_fn=ibv_query_device at_list_pds "return (int) 5" $j -d devices
+		cp "$tmp/gdb.out" "$tmp/q$j.out"
+		cat "$tmp/gdb.out" "$tmp/gdb.err" >> "$tmp/q.log"
+		echo "exit $gdb_rc" >> "$tmp/q.log"
+		[ "$gdb_rc" = 1 ] && [ "$(grep -c '^ibpd: querying .*: Input/output error$' "$tmp/gdb.err")" = 1 ] ||
+			echo FAIL >> "$tmp/q.log"
+	done
+	cp "$tmp/q.log" "$tmp/out"
+	! grep -q FAIL "$tmp/q.log" &&
+		[ "$(grep -Ec ' +- +- +-$' "$tmp/q.out")" = 1 ] &&
+		[ "$(grep -Ec ' [0-9.]+ +[1-9][0-9]* +[1-9][0-9]*$' "$tmp/q.out")" = 1 ] &&
+		python3 - "$tmp/q-j.out" >> "$tmp/out" 2>&1 <<'PY'
+import json, sys
+devs = json.load(open(sys.argv[1]))["devices"]
+bad = [d for d in devs if "error" in d]
+assert len(bad) == 1 and bad[0]["error"] == "Input/output error", devs
+assert bad[0]["max_pd"] is None and bad[0]["pd_import"] is not None, bad
+assert all(d["max_pd"] > 0 for d in devs if "error" not in d), devs
+PY
+	ok $? "devices -d: ibv_query_device fails for one device: its row marked (text and JSON), the other listed, exit 1"
+
 	# ibpddv_list_pds fails (gdb makes it return EIO): the JSON still closes.
 	at_list_pds "return (int) 5" -j pds --pid "$ibpd_pid"
 	cat "$tmp/gdb.out" "$tmp/gdb.err" > "$tmp/out"
@@ -404,6 +430,7 @@ else
 	skip "pds: observing a file, stopped in ibpddv_list_pds: no gdb"
 	skip "pds: the holder's file after the listings: no gdb"
 	skip "pds -j: a PD destroyed between the listing and its lookup: no gdb"
+	skip "devices -d with ibv_query_device failing: no gdb"
 	skip "pds -j with ibpddv_list_pds failing: no gdb"
 	skip "pds -j with the device deleted after the import: no gdb"
 fi

@@ -431,10 +431,10 @@ static int device_row(struct ibv_device *d, int i)
 {
 	struct ibv_device_attr attr = {};
 	struct ibv_context *ctx = ibv_open_device(d);
+	int err = ctx ? 0 : open_errno(d, errno);
 	const char *name = ibv_get_device_name(d);
 	bool ibpd = ibpddv_is_supported(d), can = false;
 	const char *what = "opening";
-	int err = ctx ? 0 : open_errno(d, errno);
 
 	if (ctx) {
 		can = device_imports(ctx);
