@@ -954,9 +954,9 @@ class RdmaCoreCheck:
 
     # loads libibverbs.so.1 of LD_LIBRARY_PATH, then the provider argv[1],
     # as libibverbs' dlopen() of a provider would
-    LOAD = ("import ctypes, sys\n"
+    LOAD = ("import ctypes, os, sys\n"
             "ctypes.CDLL('libibverbs.so.1', mode=ctypes.RTLD_GLOBAL)\n"
-            "ctypes.CDLL(sys.argv[1], mode=ctypes.RTLD_NOW)\n")
+            "ctypes.CDLL(sys.argv[1], mode=os.RTLD_NOW)\n")
 
     @staticmethod
     def contract(build, pristine, w, f):
