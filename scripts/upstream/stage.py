@@ -9,21 +9,27 @@ newest packaged kernel source (SERIES, default 7) and rdma-core 65.0:
                              that users reach (patches/core/fixes), for
                              the -rc branch and stable;
   out/upstream/linux/        [PATCH rdma-next n/m]: the fixes that need
-                             fault injection, context import for drivers
-                             without query_ucontext() and its kselftest
+                             fault injection, rxe and siw answering
+                             QUERY_CONTEXT and the kselftest
                              (patches/core/next), on top of the fixes;
   out/upstream/rdma-core/    [PATCH rdma-core n/m]: "Update kernel
                              headers" by rdma-core's kernel-headers/update
                              --not-final when the kernel series changes
-                             include/uapi/rdma, then patches/rdma-core.
+                             include/uapi/rdma, then patches/rdma-core;
+  out/upstream/SENDING       what the sender adds before sending: the
+                             rebase onto rdma.git (for-rc, for-next) or
+                             rdma-core's master, base-commit:, To/Cc.
 ibpd itself (driver, provider, DV library) stays out of tree and is not
-staged.
+staged. patches/stable is not staged: it is the debug kernel's backport
+(patches/stable/README says why no stable series is sent).
 
 The patch files kept in patches/ carry no author and no Signed-off-by:
 the commits are made, and signed off, with the caller's git identity (git
 config user.name / user.email) at staging time; staging refuses when it
 is unset. The stored format: a "Subject:" line, a blank line, the message,
-"---", the diff. Each series' cover letter is the file cover-letter beside
+"---", notes for the reader of the mail (test narrative: they go below
+the "---" of the mail, as git notes), the diff. @COPYRIGHT@ in a diff
+stands for "<year> <the sender's name>". Each series' cover letter is the file cover-letter beside
 its patches, in the same form, ${name} standing for what staging knows
 (the kernel source, the patch counts).
 
@@ -33,12 +39,23 @@ series' drivers/infiniband/core, sw/rxe and sw/siw as modules for the
 stock kernel (scripts/build/kernel-build --upstream, the booted proof's
 build) and the rdma kselftests with W=1, runs checkpatch --strict on every
 kernel patch and builds rdma-core with -DENABLE_WERROR=1, its check-build
-and an ABI check; as kselftest TAP.
+an ABI check and a check that a provider built for one private ABI is
+never loaded by a libibverbs of the other; and a check of the words of
+every log and cover letter (no unmerged kernel version, no invented
+identity); as kselftest TAP.
+
+The rdma-core series bumps the private ABI (IBVERBS_PABI_VERSION 66),
+which buildlib/check-build allows only with a PACKAGE_VERSION as new: its
+base is the released 65.0 with PACKAGE_VERSION set to the next release,
+66.0 (the cover letter says so).
 
 stage.py rdma-core-build OUT: rdma-core 65.0 with the series in OUT
 applied and built (cached by the series' diffs in
 $IBPD_CACHE/rdma-core/staged-65.0-<hash>); prints that directory, whose
 src/build is the build (IN_PLACE: usable as is). upstream-proof uses it.
+
+stage.py rdma-core-tree OUT: the same, and prints its build tree (src/build),
+or fails when it does not build (user/provider/provider.mk: provider-abi66).
 
 stage.py check-build-tests SCRIPT ARGS... (run in rdma-core's build
 directory): rdma-core's buildlib/check-build, less three tests (see
@@ -63,8 +80,13 @@ HERE = os.path.dirname(os.path.realpath(__file__))
 TOP = os.path.realpath(os.path.join(HERE, "..", ".."))
 CACHE = os.environ.get("IBPD_CACHE") or os.path.expanduser("~/.cache/ibpd")
 RDMA_CORE_VERSION = "65.0"
-# its private ABI, which the series does not move on
-PABI = "65"
+# the private ABI of the released 65.0, and the one the series bumps it to
+# (its first patch changes the import_context contract)
+PABI_RELEASED = "65"
+PABI = "66"
+# the series' base: the release with the next release's PACKAGE_VERSION,
+# which buildlib/check-build wants at least as new as the private ABI
+RDMA_CORE_NEXT = "66.0"
 COVER = "0000-cover-letter.patch"
 PROG = "stage-upstream"
 
@@ -204,26 +226,49 @@ class Stager:
         self.git(repo, "commit", "-q", "-m", message)
         return self.rev(repo)
 
+    def copyright(self):
+        """What @COPYRIGHT@ stands for: the year of the commits' date and
+        the sender's name."""
+        date = os.environ.get("GIT_AUTHOR_DATE", "")
+        year = date[:4] if re.match(r"[0-9]{4}-", date) else \
+            time.strftime("%Y", time.gmtime())
+        return f"{year} {self.name}"
+
     def apply_series(self, repo, paths):
-        """One signed-off commit per stored patch."""
+        """One signed-off commit per stored patch; the text between its
+        "---" and its diff, if any, becomes the commit's git note."""
         msg = os.path.join(self.work, "msg")
+        diff = os.path.join(self.work, "diff")
         for p in paths:
-            if self.git(repo, "apply", "--index", p, check=False).returncode:
+            text = read(p)
+            with open(diff, "w", encoding="utf-8",
+                      errors="surrogateescape") as f:
+                f.write(text.replace("@COPYRIGHT@", self.copyright()))
+            if self.git(repo, "apply", "--index", diff,
+                        check=False).returncode:
                 raise StageError(f"{os.path.basename(p)} does not apply")
-            lines = read(p).split("\n")
+            lines = text.split("\n")
             end = next((i for i in range(2, len(lines)) if lines[i] == "---"),
                        len(lines))
+            first = next((i for i in range(end, len(lines))
+                          if lines[i].startswith("diff --git ")), len(lines))
             with open(msg, "w", encoding="utf-8",
                       errors="surrogateescape") as f:
                 f.write(lines[0][len("Subject: "):] + "\n")
                 f.write("".join(l + "\n" for l in lines[1:end]))
             self.git(repo, "commit", "-q", "-s", "-F", msg)
+            notes = "\n".join(lines[end + 1:first]).strip("\n")
+            if notes:
+                with open(msg, "w", encoding="utf-8",
+                          errors="surrogateescape") as f:
+                    f.write(notes + "\n")
+                self.git(repo, "notes", "add", "-F", msg)
 
     def format_series(self, repo, span, out, prefix, cover, values):
         """git format-patch of span into out, the cover letter from the
         stored file cover (Subject:, blank line, text; ${name}s from
         values)."""
-        self.git(repo, "format-patch", "-q", "--cover-letter",
+        self.git(repo, "format-patch", "-q", "--cover-letter", "--notes",
                  f"--subject-prefix={prefix}", "-o", out, span)
         text = read(cover)
         subject, _, blurb = text.partition("\n\n")
@@ -240,7 +285,8 @@ class Stager:
 
 def stored_series():
     """The stored patches: fixes, for-next, rdma-core, the stable
-    backports; each in the stored format and without an identity."""
+    backport (the debug kernel's, not staged); each in the stored format
+    and without an identity."""
     series = [sorted(glob.glob(os.path.join(TOP, "patches", d, "*.patch")))
               for d in ("core/fixes", "core/next", "rdma-core", "stable")]
     for p in sum(series, []):
@@ -277,6 +323,19 @@ def stage_kernel(st, src, fixes, features):
     fixed = st.rev(repo)
     st.apply_series(repo, features)
     return repo, base, fixed
+
+
+def rdma_core_base(d):
+    """The series' base in d: the pristine release, with the next
+    release's PACKAGE_VERSION (RDMA_CORE_NEXT)."""
+    rdma_core_pristine(d)
+    cmake = os.path.join(d, "CMakeLists.txt")
+    text = read(cmake)
+    old = f'set(PACKAGE_VERSION "{RDMA_CORE_VERSION}")'
+    if old not in text:
+        raise StageError(f"{cmake}: no {old}")
+    with open(cmake, "w", encoding="utf-8", errors="surrogateescape") as f:
+        f.write(text.replace(old, f'set(PACKAGE_VERSION "{RDMA_CORE_NEXT}")'))
 
 
 def rdma_core_pristine(d):
@@ -316,8 +375,9 @@ def stage_rdma_core(st, krepo, kernel_patches, out, rc_patches, values):
     the uAPI headers, then the stored patches, against the pristine
     release. Returns the repository and its base."""
     rc = os.path.join(st.work, "rdma-core")
-    rdma_core_pristine(rc)
-    base = st.init(rc, f"base: rdma-core {RDMA_CORE_VERSION} as packaged")
+    rdma_core_base(rc)
+    base = st.init(rc, f"base: rdma-core {RDMA_CORE_VERSION} as packaged, "
+                   f"PACKAGE_VERSION {RDMA_CORE_NEXT}")
 
     # 1. the kernel headers, if the kernel series changes them
     if touched(kernel_patches, UAPI + "/"):
@@ -337,33 +397,45 @@ def stage_rdma_core(st, krepo, kernel_patches, out, rc_patches, values):
     return rc, base
 
 
-# The stable trees that the backports of patches/stable are for: the
-# kernels of the debug build and of the stock tests that have the bugs.
-STABLE = ("6.1", "6.12")
-
-
-def stage_stable(st, up, paths):
-    """The stable backports, one series per stable tree, each against
-    that tree's packaged source: out/upstream/stable-<tree>/, [PATCH
-    <tree>.y n/m]. Returns [(tree, source, release, patches)]."""
-    staged = []
-    for tree in STABLE if paths else ():
-        kdir = output([os.path.join(TOP, "scripts/build/kernel-fetch"), tree])
-        if not kdir:
-            raise StageError(f"no kernel source {tree}")
-        src = os.path.realpath(os.path.join(kdir, "source"))
-        repo = os.path.join(st.work, f"stable-{tree}")
-        for f in touched(paths):
-            os.makedirs(os.path.join(repo, os.path.dirname(f)), exist_ok=True)
-            shutil.copy(os.path.join(src, f), os.path.join(repo, f))
-        base = st.init(repo, f"base: {os.path.basename(src)} as packaged")
-        st.apply_series(repo, paths)
-        out = os.path.join(up, f"stable-{tree}")
-        st.format_series(repo, f"{base}..HEAD", out, f"PATCH {tree}.y",
-                         os.path.join(TOP, "patches/stable/cover-letter"), {})
-        staged.append((tree, src, read(os.path.join(kdir, "kver")).strip(),
-                       patches(out)))
-    return staged
+def sending_note(up, src, kver):
+    """What the sender adds before sending (out/upstream/SENDING, and on
+    stderr): the series are made against packaged sources, not the
+    maintainers' trees; To/Cc as get_maintainer.pl of that source
+    says."""
+    lines = [
+        f"The kernel series are made against Debian's {os.path.basename(src)}"
+        f" ({kver}), rdma-core's against {RDMA_CORE_VERSION} as released"
+        f" (PACKAGE_VERSION {RDMA_CORE_NEXT}). Before sending:",
+        "",
+        "linux-fixes: rebase onto rdma.git's for-rc branch",
+        "  (git://git.kernel.org/pub/scm/linux/kernel/git/rdma/rdma.git),",
+        "  then git format-patch --base=<for-rc> (base-commit:);",
+        "linux: rebase onto rdma.git's for-next branch on top of the",
+        "  fixes, then git format-patch --base=<for-next>;",
+        "rdma-core: rebase onto master of github.com/linux-rdma/rdma-core",
+        "  (if master has moved IBVERBS_PABI_VERSION past "
+        f"{PABI_RELEASED}, drop the",
+        "  first patch's bump hunks), open the pull request with the",
+        "  cover letter, label needs-kernel-patch, and post it to",
+        "  linux-rdma@vger.kernel.org;",
+        "then re-run make stage-upstream --check on the rebased trees.",
+        "",
+        "To/Cc, from scripts/get_maintainer.pl of "
+        f"{os.path.basename(src)} (re-run it on the rebased tree):",
+    ]
+    for d in ("linux-fixes", "linux"):
+        paths = patches(os.path.join(up, d))
+        r = subprocess.run(["perl", "scripts/get_maintainer.pl", "--no-git",
+                            "--no-git-fallback", "--no-rolestats", *paths],
+                           cwd=src, stdout=subprocess.PIPE,
+                           stderr=subprocess.DEVNULL, text=True)
+        who = [l for l in r.stdout.splitlines() if l.strip()]
+        lines.append(f"  {d}: " + (", ".join(who) or
+                                   "(get_maintainer.pl failed)"))
+    text = "\n".join(lines) + "\n"
+    with open(os.path.join(up, "SENDING"), "w") as f:
+        f.write(text)
+    print(text, file=sys.stderr, end="", flush=True)
 
 
 def ls_series(up):
@@ -391,7 +463,8 @@ def stage(argv):
     if re.search(r"\.(example|invalid|test)$|noreply", email, re.I):
         log(f"warning: {email} is no address a maintainer can reply to: "
             "set your own (git config user.name/user.email) before sending")
-    fixes, features, rc_patches, stable = stored_series()
+    # patches/stable is the debug kernel's backport, not sent (its README)
+    fixes, features, rc_patches, _ = stored_series()
 
     kdir = output([os.path.join(TOP, "scripts/build/kernel-fetch"), series])
     if not kdir:
@@ -428,39 +501,34 @@ def stage(argv):
                      "PATCH rdma-next", cover.format("next"), values)
     log(f"kernel series for {os.path.basename(src)}: {up}/linux-fixes "
         f"({len(fixes)} patches), {up}/linux ({len(features)} patches)")
-    staged = stage_stable(st, up, stable)
-    if staged:
-        log("stable backports: " + ", ".join(
-            f"{up}/stable-{t} ({len(p)} patches)" for t, _, _, p in staged))
     ls_series(up)
+    sending_note(up, src, kver)
     if not check:
         return 0
     return Check(st, series, src, kver, up, fixes + features,
-                 (repo, base, rc, rc_base), staged).run()
+                 (repo, base, rc, rc_base)).run()
 
 
 class Check:
     """--check: apply, the modules, the kselftests, checkpatch; then the
     rdma-core series."""
 
-    def __init__(self, st, series, src, kver, up, stored, repos, stable):
+    def __init__(self, st, series, src, kver, up, stored, repos):
         self.st, self.series, self.src, self.kver = st, series, src, kver
         self.up, self.stored, self.work = up, stored, st.work
         self.krepo, self.kbase, self.rc, self.rc_base = repos
-        self.stable_series = stable
         self.tree = os.path.join(self.work, "linux")
         self.obj = os.path.join(self.work, "obj")
         self.out = os.path.join(self.work, "out")
         self.kpatches = (patches(os.path.join(up, "linux-fixes")) +
                          patches(os.path.join(up, "linux")))
-        self.tap = Tap(7 + RdmaCoreCheck.NTESTS + len(stable))
+        self.tap = Tap(8 + RdmaCoreCheck.NTESTS)
 
     def run(self):
-        for case in (self.refusal, self.numbering, self.apply, self.core,
-                     self.kselftests, self.checkpatch, self.headers):
+        for case in (self.refusal, self.numbering, self.words, self.apply,
+                     self.core, self.kselftests, self.checkpatch,
+                     self.headers):
             case()
-        for staged in self.stable_series:
-            self.stable(*staged)
         RdmaCoreCheck(os.path.join(self.up, "rdma-core"), self.work,
                       self.tap).run()
         return self.tap.totals()
@@ -491,8 +559,7 @@ class Check:
         """The numbering, and no patch signed by anyone but the caller."""
         name, email = self.st.name, self.st.email
         problems = []
-        stable = [f"stable-{t}" for t, _, _, _ in self.stable_series]
-        for d in ["linux-fixes", "linux", "rdma-core"] + stable:
+        for d in ["linux-fixes", "linux", "rdma-core"]:
             d = os.path.join(self.up, d)
             all_ = sorted(glob.glob(os.path.join(d, "0*.patch")))
             want = re.compile(r"^Subject: \[PATCH [a-z0-9.-]+ [0-9]+/%d\] " %
@@ -521,21 +588,79 @@ class Check:
         for p in patches(os.path.join(self.up, "linux")):
             if grep(r"^Cc: stable", p):
                 problems.append(f"# {p}: Cc: stable in for-next")
-        # a stable backport names its upstream commit first
-        for d in stable:
-            for p in patches(os.path.join(self.up, d)):
-                body = read(p).split("\n\n", 1)[1]
-                if not re.match(r'commit [0-9a-f]{40} \("', body):
-                    problems.append(f"# {p}: no 'commit <sha1> (\"...\") "
-                                    "upstream' first")
         with open(self.out, "w") as f:
             f.write("".join(l + "\n" for l in problems if l))
         self.tap.out = self.out
-        self.tap.ok(not problems, f"{3 + len(stable)} series, [PATCH <tree> "
-                    f"n/m] with cover letters, signed off by {name} alone; "
-                    "the -rc fixes with Fixes: and Cc: stable, for-next "
-                    "without Cc: stable, the stable backports naming their "
-                    "upstream commit")
+        self.tap.ok(not problems, f"3 series, [PATCH <tree> n/m] with cover "
+                    f"letters, signed off by {name} alone; the -rc fixes "
+                    "with Fixes: and Cc: stable, for-next without Cc: "
+                    "stable")
+
+    # a kernel version: "7.5", "Linux 7.5", "v7.5-rc1", "7.5.y" (one digit
+    # before the dot: rdma-core's are two, IP addresses' parts longer)
+    KVERSION = re.compile(r"(?<![\w.])v?([1-9])\.([0-9]{1,2})(?![0-9])")
+    # no person nor company: what an invented identity looks like
+    INVENTED = re.compile(r"ibpd authors|the ibpd (project|team)|your name|"
+                          r"@[\w.-]*\.(example|invalid|test)\b|noreply",
+                          re.I)
+
+    @staticmethod
+    def prose(path):
+        """What a mail says in words: the message (and notes) up to the
+        diff, and the lines that a man page of the diff gains."""
+        lines, cur = [], None
+        for l in read(path).split("\n"):
+            if l.startswith("diff --git "):
+                cur = l.split(" b/")[-1]
+            elif cur is None:
+                lines.append(l)
+            elif cur.endswith(".md") and l.startswith("+") and \
+                    not l.startswith("+++"):
+                lines.append(l[1:])
+        return lines
+
+    def words(self):
+        """The words of every log, cover letter and man page: no kernel
+        version newer than the source the series is made against (none is
+        merged), no invented identity (the sender's own aside, whose
+        address may be a placeholder in make check), a copyright line the
+        series adds names the sender; a stable backport, if one is staged,
+        opens with exactly "commit <sha1> upstream."."""
+        base = tuple(int(x) for x in self.kver.split(".")[:2])
+        own = f"{self.st.name} <{self.st.email}>"
+        problems = []
+        mails = sorted(glob.glob(os.path.join(self.up, "*", "0*.patch")))
+        for p in mails:
+            name = os.path.relpath(p, self.up)
+            for l in self.prose(p):
+                for m in self.KVERSION.finditer(l):
+                    if (int(m.group(1)), int(m.group(2))) > base:
+                        problems.append(f"# {name}: names {m.group(0)}, "
+                                        f"newer than {self.kver}: {l}")
+                if self.INVENTED.search(l.replace(own, "").replace(
+                        self.st.email, "")):
+                    problems.append(f"# {name}: an invented identity: {l}")
+            for l in read(p).split("\n"):
+                if re.match(r"\+.*Copyright \(c\)", l) and \
+                        self.st.name not in l:
+                    problems.append(f"# {name}: a copyright not the "
+                                    f"sender's: {l}")
+        stable = sorted(glob.glob(os.path.join(self.up, "stable-*",
+                                               "0*.patch")))
+        for p in [p for p in stable if os.path.basename(p) != COVER]:
+            body = read(p).split("\n\n", 1)[1]
+            if not re.match(r"commit [0-9a-f]{40} upstream\.\n\n", body):
+                problems.append(f"# {p}: the first line is not "
+                                "'commit <sha1> upstream.'")
+        with open(self.out, "w") as f:
+            f.write("".join(l + "\n" for l in problems))
+        self.tap.out = self.out
+        self.tap.ok(mails and not problems,
+                    f"the words of {len(mails)} mails: no kernel version "
+                    f"newer than {'.'.join(map(str, base))}, no invented "
+                    "identity, copyright lines the sender's"
+                    + (", stable backports opening with 'commit <sha1> "
+                       "upstream.'" if stable else " (no stable series)"))
 
     def apply(self):
         log(f"pristine copy of {os.path.basename(self.src)} (hard links)")
@@ -693,58 +818,6 @@ class Check:
                     "source (the kernel series adds no uAPI)")
         self.tap.ok(good, what)
 
-    def stable(self, tree, src, kver, paths):
-        """A stable tree's backports: they applied to its pristine source
-        (staging commits them there), checkpatch --strict of that tree is
-        clean, and each C file they change compiles with W=1 against the
-        stock kernel's prepared tree (as an object of an external build
-        directory: a compile check, not the kernel's own build, which the
-        debug kernel of 6.1 does) with no warning that the pristine file
-        does not have."""
-        kdir = output([os.path.join(TOP, "scripts/build/kernel-fetch"), tree])
-        out = os.path.join(self.work, f"stable-{tree}.log")
-        env = dict(os.environ, GIT_DIR="/nonexistent",
-                   PATH="/usr/bin:" + os.environ.get("PATH", ""))
-        run(["perl", "scripts/checkpatch.pl", "--strict", "--show-types",
-             "--ignore", "FILE_PATH_CHANGES,UNKNOWN_COMMIT_ID", *paths],
-            out=out, cwd=src, env=env)
-        totals = [l.split() for l in grep("^total:", out)]
-        clean = len(totals) == len(paths) and \
-            all(t[1] == t[3] == t[5] == "0" for t in totals)
-        built = True
-        for f in [f for f in touched(paths) if f.endswith(".c")]:
-            # the warnings of the file with the backports against those of
-            # the pristine file (W=1 finds kernel-doc ones in both), by
-            # text: the line numbers move
-            said = {}
-            for name, tree_dir in (("pristine", src), ("patched", os.path.join(
-                    self.work, f"stable-{tree}"))):
-                d = os.path.join(self.work, f"stable-{tree}-{name}",
-                                 os.path.dirname(f))
-                shutil.rmtree(d, ignore_errors=True)
-                os.makedirs(d)
-                shutil.copy(os.path.join(tree_dir, f), d)
-                obj = os.path.basename(f)[:-2] + ".o"
-                with open(os.path.join(d, "Kbuild"), "w") as k:
-                    k.write(f"obj-m := {obj}\n")
-                log_ = f"{out}.{name}"
-                rc = run(["make", "-s", "-C", os.path.join(kdir, "build"),
-                          f"M={d}", "W=1", obj], out=log_)
-                built &= rc == 0 and os.path.isfile(os.path.join(d, obj))
-                said[name] = {re.sub(r"^.*?:[0-9]+(:[0-9]+)?: ", "", l)
-                              for l in grep("warning|error", log_, re.I)}
-            new = sorted(said["patched"] - said["pristine"])
-            with open(out, "a") as o:
-                o.write("".join(f"# new with the backports: {l}\n"
-                                for l in new))
-            built &= not new
-        self.tap.out = out
-        self.tap.ok(clean and built,
-                    f"stable {tree}.y: {len(paths)} backports apply to "
-                    f"{os.path.basename(src)} ({kver}), checkpatch --strict "
-                    f"0/0/0, {' '.join(os.path.basename(f) for f in touched(paths))} "
-                    "compiles with W=1 without a warning of its own")
-
 
 def rdma_core_build(out):
     """Apply the series in out to a pristine rdma-core and build it, once
@@ -754,7 +827,11 @@ def rdma_core_build(out):
     stagings of the same series at once would share a directory: one tree
     at a time."""
     series = patches(out)
-    digest = hashlib.sha256(diffs(series)).hexdigest()[:12]
+    # the copyright lines name the sender: not part of the key
+    key = re.sub(rb"(?m)^\+(.*)Copyright \(c\).*$", rb"+\1Copyright",
+                 diffs(series))
+    key += f"base: PACKAGE_VERSION {RDMA_CORE_NEXT}".encode()
+    digest = hashlib.sha256(key).hexdigest()[:12]
     cache = os.path.join(CACHE, "rdma-core")
     d = os.path.join(cache, f"staged-{RDMA_CORE_VERSION}-{digest}")
     log(f"rdma-core {RDMA_CORE_VERSION} with the series ({d})")
@@ -768,7 +845,7 @@ def rdma_core_build(out):
             shutil.rmtree(os.path.dirname(ready), ignore_errors=True)
     os.makedirs(d, exist_ok=True)
     src = os.path.join(d, "src")
-    rdma_core_pristine(src)
+    rdma_core_base(src)
     rc = 0
     for p in series:
         with open(p) as f:
@@ -808,7 +885,7 @@ class RdmaCoreCheck:
     """--check of the rdma-core series: apply, build with warnings as
     errors, what the series promises, check-build, the ABI."""
 
-    NTESTS = 6
+    NTESTS = 7
 
     def __init__(self, out, work, tap):
         self.series, self.tap = out, tap
@@ -844,8 +921,9 @@ class RdmaCoreCheck:
         # what the series promises: the new private ABI with the generic
         # import, rxe and siw linking to it
         self.case(".log", lambda f: self.exports(build, f),
-                  f"the generic import (context, PD, MR) in the release's "
-                  f"private ABI {PABI}, which rxe and siw use")
+                  f"the generic import (context, PD, MR) in the private ABI "
+                  f"{PABI} (bumped from the release's {PABI_RELEASED}), "
+                  "which rxe and siw use")
         self.case(".check-build.log",
                   lambda f: built and run([
                       "/usr/bin/python3",
@@ -867,6 +945,68 @@ class RdmaCoreCheck:
                   lambda f: self.abi_control(self.w + "-abi", f),
                   "ABI check's control: a libibverbs without ibv_import_pd is "
                   "found incompatible")
+        self.case(".contract.log",
+                  lambda f: built and self.contract(
+                      build, rdma_core_fetch(), self.w + "-provider", f),
+                  f"a provider built for one import_context contract is "
+                  f"never loaded by the other's libibverbs (libibpd for "
+                  f"{PABI_RELEASED} and {PABI}, each against both)")
+
+    # loads libibverbs.so.1 of LD_LIBRARY_PATH, then the provider argv[1],
+    # as libibverbs' dlopen() of a provider would
+    LOAD = ("import ctypes, os, sys\n"
+            "ctypes.CDLL('libibverbs.so.1', mode=ctypes.RTLD_GLOBAL)\n"
+            "ctypes.CDLL(sys.argv[1], mode=os.RTLD_NOW)\n")
+
+    @staticmethod
+    def contract(build, pristine, w, f):
+        """libibpd (user/provider) built against the released rdma-core
+        (private ABI 65, the old import_context contract) and against the
+        series' (66, the new one); each libibverbs looks for
+        lib<name>-rdmav<its ABI>.so only, and the dynamic linker refuses
+        the provider of the other ABI (its IBVERBS_PRIVATE_ version is not
+        there), while the matched pairs load."""
+        if not pristine:
+            f.write("# no pristine rdma-core build\n")
+            return False
+        trees = {PABI_RELEASED: pristine, PABI: build}
+        shutil.rmtree(os.path.join(w, "provider"), ignore_errors=True)
+        good = True
+        for abi, tree in trees.items():
+            if run(["make", "-s", "-f", "user/provider/provider.mk", "-C",
+                    TOP, f"B={w}", f"provider-abi{abi}"],
+                   out=f"{w}.make-{abi}.log",
+                   env=dict(os.environ, **{f"IBPD_RDMA_CORE_{abi}": tree})):
+                f.write(f"# libibpd does not build for {abi}: "
+                        f"{w}.make-{abi}.log\n")
+                return False
+            suffix = grep(r"^#define VERBS_PROVIDER_SUFFIX ",
+                          os.path.join(tree, "include/config.h"))
+            f.write(f"# libibverbs of ABI {abi}: {' '.join(suffix)}\n")
+            good &= suffix == [f'#define VERBS_PROVIDER_SUFFIX '
+                               f'"-rdmav{abi}.so"']
+        f.flush()
+        for lib_abi, tree in trees.items():
+            for prov_abi in trees:
+                so = os.path.join(w, "provider", f"abi{prov_abi}",
+                                  f"libibpd-rdmav{prov_abi}.so")
+                r = subprocess.run(
+                    ["/usr/bin/python3", "-c", RdmaCoreCheck.LOAD, so],
+                    env=dict(os.environ,
+                             LD_LIBRARY_PATH=os.path.join(tree, "lib")),
+                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                    text=True)
+                said = r.stdout.strip().splitlines()[-1:] or ["loaded"]
+                want = lib_abi == prov_abi
+                f.write(f"# libibverbs {lib_abi}, libibpd {prov_abi}: "
+                        f"{said[0] if r.returncode else 'loaded'}\n")
+                good &= (r.returncode == 0) == want
+                if not want:
+                    good &= f"IBVERBS_PRIVATE_{prov_abi}' not found" in \
+                        r.stdout
+        f.flush()
+        print(read(f.name), end="", flush=True)
+        return good
 
     @staticmethod
     def exports(build, f):
@@ -985,9 +1125,12 @@ class RdmaCoreCheck:
                 good = False
                 continue
             lib = found[0]
-            base = os.path.basename(lib)
-            if not os.path.isfile(os.path.join(new, base)):
-                f.write(f"# {base}: not built with the series\n")
+            # the same library of the series' build (its file name has
+            # the series' PACKAGE_VERSION)
+            built = [l for l in glob.glob(os.path.join(
+                new, f"lib{name}.so.*.*.*")) if not os.path.islink(l)]
+            if len(built) != 1:
+                f.write(f"# lib{name}: not built with the series\n")
                 good = False
                 continue
             syms = subprocess.run(["objdump", "-T", lib],
@@ -1001,7 +1144,7 @@ class RdmaCoreCheck:
             ref = os.path.join(w, f"ref-{name}.dump")
             cur = os.path.join(w, f"current-{name}.dump")
             good &= (self.dump(lib, ref) and
-                     self.dump(os.path.join(new, base), cur) and
+                     self.dump(built[0], cur) and
                      self.acc(name, ref, cur, f, skip))
             n += 1
         f.write(f"# {n} of rdma-core {RDMA_CORE_VERSION}'s libraries compared "
@@ -1062,6 +1205,13 @@ def main(argv):
         if cmd == "rdma-core-build" and len(args) == 1:
             PROG = "stage.py"
             print(rdma_core_build(os.path.abspath(args[0])))
+            return 0
+        if cmd == "rdma-core-tree" and len(args) == 1:
+            PROG = "stage.py"
+            d = rdma_core_build(os.path.abspath(args[0]))
+            if read(os.path.join(d, "build.rc")).strip() != "0":
+                raise StageError(f"rdma-core does not build: {d}/build.log")
+            print(os.path.join(d, "src", "build"))
             return 0
         if cmd == "check-build-tests" and args:
             return check_build_tests(args)

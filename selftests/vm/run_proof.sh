@@ -14,8 +14,8 @@ set -uo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 b=$top/out/upstream-proof
-# the series' own kselftest
-newtest=rxe_shared_ucontext.sh
+# the series' own kselftests, one per driver
+newtests="rxe_shared_ucontext.sh siw_shared_ucontext.sh"
 
 [ -n "${IBPD_IN_VM:-}" ] ||
 	{ echo "$0: runs in the test VM, started by scripts/upstream/upstream-proof" >&2; exit 2; }
@@ -55,12 +55,14 @@ if [ "$IBPD_PROOF" = upstream ] || [ "${IBPD_KERNEL_RELEASE%%.*}" -ge 7 ]; then
 		r = /^not ok/ ? "fail" : (/# SKIP/ ? "skip" : "pass")
 		sub(/^.*selftests: rdma: /, ""); sub(/ .*/, "")
 		print "# ksft-rdma: " $0 " " r }' /tmp/ksft.tap | tee /tmp/ksft.res
-	if [ "$IBPD_PROOF" = upstream ]; then
-		grep -qx "# ksft-rdma: $newtest pass" /tmp/ksft.res
-	else
-		grep -qx "# ksft-rdma: $newtest skip" /tmp/ksft.res
-	fi
-	verdict $? "$IBPD_PROOF: selftests/rdma $newtest through run_kselftest.sh ($([ "$IBPD_PROOF" = upstream ] && echo passes || echo skips))"
+	for newtest in $newtests; do
+		if [ "$IBPD_PROOF" = upstream ]; then
+			grep -qx "# ksft-rdma: $newtest pass" /tmp/ksft.res
+		else
+			grep -qx "# ksft-rdma: $newtest skip" /tmp/ksft.res
+		fi
+		verdict $? "$IBPD_PROOF: selftests/rdma $newtest through run_kselftest.sh ($([ "$IBPD_PROOF" = upstream ] && echo passes || echo skips))"
+	done
 	# their cleanup unloads rdma_rxe where it is a module
 	modprobe -q rdma_rxe 2> /dev/null
 fi

@@ -35,6 +35,9 @@
  * own fd, which stays open and the caller's when the import fails (only
  * verbs_init_context() closes it, when out of memory); with it,
  * import_context owns the duplicate it is given and closes it on failure.
+ * The two contracts have different provider ABIs (65, and 66 with the
+ * upstream series), so this choice at compile time matches the
+ * libibverbs that loads the provider: no other one loads it.
  */
 #ifndef verbs_import_and_alloc_context
 static inline void *

@@ -3,7 +3,10 @@
 # The ibpd rdma-core provider and direct-verbs library, one shared object
 # (libibpd.so.1; libibverbs loads it as libibpd-rdmavNN.so), built
 # against Debian's rdma-core tree of the matching provider ABI
-# (scripts/build/rdma-core-fetch: ABI 34 from 56.1, ABI 65 from 65.0). The
+# (scripts/build/rdma-core-fetch: ABI 34 from 56.1, ABI 65 from 65.0), or
+# for ABI 66 against rdma-core 65.0 with the staged upstream series, which
+# bumps the private ABI (scripts/upstream/stage.py rdma-core-build of
+# out/upstream/rdma-core: make stage-upstream first). The
 # verbs tests that use it have a Makefile of their own (selftests/verbs/).
 # The sources are written as in rdma-core's tree; what differs out of
 # it (older provider ABIs, no driver id) is user/provider/compat.h, which
@@ -11,7 +14,8 @@
 # works alone: make -f user/provider/provider.mk provider
 #
 #   provider            for the provider ABI of the system's libibverbs
-#   provider-all        for every ABI we test (34, 65)
+#   provider-all        for every ABI of a released rdma-core (34, 65)
+#   provider-abi66      for the private ABI of the staged rdma-core series
 #   provider-abiNN      for ABI NN: $(B)/provider/abiNN/ (IBPD_RDMA_CORE_NN:
 #                       against that rdma-core build tree instead of the
 #                       cache's, e.g. the staged series' build, or
@@ -31,6 +35,12 @@ provider-sys-abi := $(shell objdump -T $(provider-sys-lib) 2>/dev/null | \
 provider-rdma-core-34 := 56.1
 provider-rdma-core-65 := 65.0
 provider-abis := 34 65
+# The command that prints the rdma-core build tree of each ABI: the
+# Debian ones, and for 66 the staged series' (stage.py rdma-core-tree).
+provider-tree-34 := scripts/build/rdma-core-fetch $(provider-rdma-core-34)
+provider-tree-65 := scripts/build/rdma-core-fetch $(provider-rdma-core-65)
+provider-tree-66 := /usr/bin/python3 scripts/upstream/stage.py \
+	rdma-core-tree out/upstream/rdma-core
 
 provider-srcs := $(addprefix user/provider/,ibpd.c cmd_pd.c verbs.c dv.c)
 provider-deps := $(provider-srcs) \
@@ -44,7 +54,7 @@ provider-ldflags := -shared -Wl,-soname,libibpd.so.1 \
 	-Wl,-z,defs -Wl,-z,relro -Wl,-z,now
 
 .PHONY: provider provider-all provider-clean \
-	$(addprefix provider-abi,$(provider-abis))
+	$(addprefix provider-abi,$(sort $(provider-abis) 66))
 
 provider: provider-abi$(provider-sys-abi)
 
@@ -62,7 +72,7 @@ provider-abi$(1): $(B)/provider/abi$(1)/libibpd.so.1
 
 $(B)/provider/abi$(1)/libibpd.so.1: $(provider-deps)
 	@mkdir -p $$(@D)
-	rc=$$$${IBPD_RDMA_CORE_$(1):-$$$$(scripts/build/rdma-core-fetch $(provider-rdma-core-$(1)))} && \
+	rc=$$$${IBPD_RDMA_CORE_$(1):-$$$$($(provider-tree-$(1)))} && \
 	$$(CC) $$(provider-cflags) -I$$$$rc/include -Iuapi -Iuser/provider \
 		-include user/provider/compat.h \
 		$$$$(grep -qs RDMA_DRIVER_IBPD $$$$rc/include/rdma/ib_user_ioctl_verbs.h && \
@@ -75,7 +85,7 @@ $(B)/provider/abi$(1)/libibpd.so.1: $(provider-deps)
 	ln -sfn libibpd.so.1 $$(@D)/libibpd-rdmav$(1).so
 	ln -sfn libibpd.so.1 $$(@D)/libibpd.so
 endef
-$(foreach abi,$(provider-abis),$(eval $(call provider-build,$(abi))))
+$(foreach abi,$(sort $(provider-abis) 66),$(eval $(call provider-build,$(abi))))
 
 # <infiniband/ibpddv.h> as applications include it.
 $(B)/provider/include/infiniband/ibpddv.h: user/provider/ibpddv.h
