@@ -26,13 +26,14 @@
  *   up to 100k PDs), and the cost of closing a file per PD;
  * - ibpd0's max_pd, raised through debugfs to what 1M live PDs need (in
  *   every run, so that a short one shows the full one can run);
- * - alloc+destroy throughput of 1, 2 and 4 processes sharing one file.
+ * - alloc+destroy and import throughput of 1, 2 and 4 processes sharing
+ *   one file.
  *
  * How: the bench runs pinned to one vCPU and times with that vCPU's TSC
  * (qemu TCG gives the host's: some 10 ns to read, where the guest's
  * clocksource, the HPET, costs a system call and an MMIO exit). The ops
  * of a group are warmed up, then measured in rounds: in each round every
- * op runs one batch of about 2 ms, the ops in a rotating order, so that
+ * op runs one batch of about 2 ms, the ops in a shuffled order, so that
  * the ops a ratio compares run within milliseconds of each other. Each
  * iteration is timed: one more than 10 times the median of its batch
  * (and over 250 us) is the host's (qemu's vCPU thread was preempted) and
@@ -40,8 +41,11 @@
  * Every batch's figure is printed; bench/report.py takes the median of
  * the rounds with its 95% interval, and of a ratio of two ops of one
  * group the median and interval of the per-round ratios. Memory is
- * measured over slices of a fill, a close over several files, the
- * throughput of processes in rounds as well.
+ * measured over slices of a fill, a close over many small files, the
+ * throughput of processes in rounds as well, each process stamping the
+ * completion of its ops: the gaps the host left in a vCPU's progress are
+ * left out the same way. The kernel (nokaslr) and the bench (setarch -R)
+ * run at the same addresses in every run: scripts/tests/bench.
  *
  * Environment: IBPD_BENCH_MAX_LIVE (default 1000000) caps the scale test,
  * IBPD_BENCH_QUICK=1 makes every measurement short (for a smoke test),
@@ -61,6 +65,7 @@
 #include <stdint.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/personality.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -77,6 +82,7 @@
 #include <rdma/ibpd_user_ioctl_cmds.h>
 
 #define MAX_ROUNDS 401
+#define MAX_GROUP 32	/* ops measured together */
 
 static int rounds = 101;	/* measured rounds of a group */
 static double batch_ns = 2e6;	/* target length of one op's batch */
@@ -503,39 +509,54 @@ static double median(const double *v, int n)
 }
 
 /*
- * Warms each op up for warm_ns and sizes its batch to about batch_ns,
- * runs two rounds of all that are not kept (the steady state of the ops
- * taking turns), then measures the rounds. Round r runs the ops from op
- * r % nops on, so that each op follows each other op as often.
+ * Warms each op up for warm_ns and sizes its batch to about batch_ns (by
+ * the median of its warm-up batches), runs two rounds of all that are not
+ * kept (the steady state of the ops taking turns), then measures the
+ * rounds. Each round runs the ops in an order of its own (random, the
+ * same in every run), so that what one op leaves behind (deferred frees,
+ * a cold cache) falls on each of the others alike.
  */
 static void measure(struct op *ops, int nops)
 {
+	double warm[MAX_ROUNDS];
 	int i, k, r;
 
 	for (i = 0; i < nops; i++) {
-		double t = run_batch(&ops[i], 10, NULL), t0 = ticks_ns(), t1;
-		long n = 0, b;
+		double t = run_batch(&ops[i], 10, NULL), end;
+		int n = 0;
 
+		/* sized by the op's own cost, the host's gaps left out */
+		end = ticks_ns() + warm_ns;
 		do {
-			b = batch_ns / t + 1;
-			t = run_batch(&ops[i], b, NULL);
-			n += b;
-			t1 = ticks_ns();
-		} while (t1 - t0 < warm_ns);
-		ops[i].iters = batch_ns * n / (t1 - t0) + 0.5;
+			t = run_batch(&ops[i], batch_ns / t + 1, NULL);
+			warm[n++ % MAX_ROUNDS] = t;
+		} while (ticks_ns() < end);
+		t = median(warm, n < MAX_ROUNDS ? n : MAX_ROUNDS);
+		ops[i].iters = batch_ns / t + 0.5;
 		if (ops[i].iters < 1)
 			ops[i].iters = 1;
 		if (ops[i].iters > MAX_ITERS)
 			ops[i].iters = MAX_ITERS;
 		ops[i].dropped = 0;
 	}
-	for (r = -2; r < rounds; r++)
+	for (r = -2; r < rounds; r++) {
+		int order[MAX_GROUP];
+
+		for (k = 0; k < nops; k++)
+			order[k] = k;
+		for (k = nops - 1; k > 0; k--) {
+			int j = random() % (k + 1), t = order[k];
+
+			order[k] = order[j];
+			order[j] = t;
+		}
 		for (k = 0; k < nops; k++) {
-			i = ((r < 0 ? 0 : r) + k) % nops;
+			i = order[k];
 			ops[i].ns[r < 0 ? 0 : r] =
 				run_batch(&ops[i], ops[i].iters,
 					  r < 0 ? NULL : &ops[i].dropped);
 		}
+	}
 }
 
 /* Prints values as a JSON array. */
@@ -814,8 +835,8 @@ static void raise_max_pd(const char *name, struct ibv_context *ctx)
 }
 
 static int mem_slices = 10;	/* slices of a memory measurement */
-static int close_rounds = 15;	/* files closed to time a close */
-static long close_pds = 2000;	/* PDs in each of them */
+static int close_rounds = 61;	/* files closed to time a close */
+static long close_pds = 200;	/* PDs in each of them */
 static int procs_rounds = 9;	/* rounds of the throughput test */
 static double procs_secs = 0.3;	/* length of each of its runs */
 
@@ -918,9 +939,11 @@ static void bench_memory(const char *name, long n)
 
 /*
  * Closing a file frees its PDs: the cost per PD, over close_rounds files
- * of close_pds PDs each. The core frees their uobjects after an RCU grace
- * period: each close is followed by a pause, so that those frees do not
- * land in the next one.
+ * of close_pds PDs each. The files are small, so that a close takes a few
+ * milliseconds and the host's preemptions of the vCPU fall on a few of
+ * them, outliers the median leaves out. The core frees their uobjects
+ * after an RCU grace period: each close is followed by a pause, so that
+ * those frees do not land in the next one.
  */
 static void bench_close(const char *name)
 {
@@ -940,7 +963,7 @@ static void bench_close(const char *name)
 		dev_close(&d);
 		per_pd[r] = (ticks_ns() - t) / close_pds;
 		free(pds);
-		usleep(200 * 1000);
+		usleep(20 * 1000);
 	}
 	printf("IBPD-BENCH {\"group\": \"close\", \"device\": \"%s\", "
 	       "\"live_pds\": %ld, \"ns_per_pd\": %.1f, \"rounds\": %d, "
@@ -951,18 +974,59 @@ static void bench_close(const char *name)
 	fflush(stdout);
 }
 
+#define PROCS_MAX 4
+#define PROC_STAMPS 131072
+
+/* When each worker's ops completed, in its vCPU's ticks: shared with them. */
+static uint64_t *stamps;	/* PROCS_MAX rows of PROC_STAMPS */
+static uint64_t merged[PROCS_MAX * PROC_STAMPS];
+
+/*
+ * The ops per second of the workers on one vCPU (their completion times
+ * merged in t, n of them, the first the start): the completions over the
+ * time the vCPU made progress. A gap between two completions more than
+ * OUTLIER_X times the median gap, and over OUTLIER_MIN_NS, is time the
+ * host did not run the vCPU: it is left out, and added to *lost (ms).
+ */
+static double vcpu_rate(uint64_t *t, long n, double *lost)
+{
+	uint64_t limit, active = 0;
+	long i;
+
+	if (n < 2)
+		return 0;
+	qsort(t, n, sizeof(*t), cmp_u64);
+	for (i = 0; i < n - 1; i++)
+		sorted_ticks[i % MAX_ITERS] = t[i + 1] - t[i];
+	qsort(sorted_ticks, n - 1 < MAX_ITERS ? n - 1 : MAX_ITERS,
+	      sizeof(*sorted_ticks), cmp_u64);
+	limit = OUTLIER_X * sorted_ticks[(n - 1 < MAX_ITERS ? n - 1 :
+					  MAX_ITERS) / 2];
+	if (limit < OUTLIER_MIN_NS / ns_per_tick)
+		limit = OUTLIER_MIN_NS / ns_per_tick;
+	for (i = 0; i < n - 1; i++)
+		if (t[i + 1] - t[i] <= limit)
+			active += t[i + 1] - t[i];
+	*lost += (t[n - 1] - t[0] - active) * ns_per_tick / 1e6;
+	return (n - 1) / (active * ns_per_tick / 1e9);
+}
+
 /*
  * n processes share d's file, each doing fn for secs on a vCPU of its
  * own (while there are vCPUs, from the last one down): their ops per
- * second, each counted over its own run.
+ * second, vCPU by vCPU over the time the host ran it (vcpu_rate()), and
+ * in *lost the milliseconds it did not.
  */
 static double run_procs(struct dev *d, const char *opname,
-			int (*fn)(struct dev *d), int n, double secs)
+			int (*fn)(struct dev *d), int n, double secs,
+			double *lost)
 {
-	int go[2], res[2], p, ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	int go[2], p, c, ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	double total = 0;
 
-	if (pipe(go) || pipe(res))
+	/* a row ends at its first 0 */
+	memset(stamps, 0, n * PROC_STAMPS * sizeof(*stamps));
+	if (pipe(go))
 		die("pipe");
 	for (p = 0; p < n; p++) {
 		pid_t pid = fork();
@@ -970,45 +1034,50 @@ static double run_procs(struct dev *d, const char *opname,
 		if (pid < 0)
 			die("fork");
 		if (!pid) {
-			double end, t0, rate;
-			long ops = 0;
+			uint64_t *t = stamps + p * PROC_STAMPS, end;
+			long k = 0;
 			char c;
 
 			close(go[1]);
 			pin(ncpu - 1 - p % ncpu);
 			if (read(go[0], &c, 1) != 0)
 				_exit(1);
-			t0 = now_ns();
-			end = t0 + secs * 1e9;
+			t[k++] = ticks();
+			end = t[0] + secs * 1e9 / ns_per_tick;
 			do {
-				int i;
-
-				for (i = 0; i < 16; i++)
-					if (fn(d))
-						die(opname);
-				ops += 16;
-			} while (now_ns() < end);
-			rate = ops / ((now_ns() - t0) / 1e9);
-			if (write(res[1], &rate, sizeof(rate)) != sizeof(rate))
-				_exit(3);
+				if (fn(d))
+					die(opname);
+				t[k++] = ticks();
+			} while (t[k - 1] < end && k < PROC_STAMPS - 1);
 			_exit(0);
 		}
 	}
 	close(go[0]);
-	close(res[1]);
 	close(go[1]);	/* start */
 	for (p = 0; p < n; p++) {
-		double rate;
 		int status;
 
-		if (read(res[0], &rate, sizeof(rate)) != sizeof(rate))
-			die("a worker failed");
-		total += rate;
 		if (wait(&status) < 0 || !WIFEXITED(status) ||
 		    WEXITSTATUS(status))
 			die("a worker failed");
 	}
-	close(res[0]);
+	*lost = 0;
+	for (c = 0; c < ncpu; c++) {
+		long m = 0;
+
+		for (p = 0; p < n; p++) {
+			uint64_t *t = stamps + p * PROC_STAMPS;
+			long cnt = 0;
+
+			if (ncpu - 1 - p % ncpu != c)
+				continue;
+			while (t[cnt])
+				cnt++;
+			memcpy(merged + m, t, cnt * sizeof(*t));
+			m += cnt;
+		}
+		total += vcpu_rate(merged, m, lost);
+	}
 	return total;
 }
 
@@ -1021,21 +1090,28 @@ static void bench_procs(const char *name, const char *opname,
 {
 	static const int nprocs[] = { 1, 2, 4 };
 	const int nn = sizeof(nprocs) / sizeof(nprocs[0]);
-	double rate[3][MAX_ROUNDS];
+	double rate[3][MAX_ROUNDS], lost[3][MAX_ROUNDS];
 	struct dev d;
 	int k, r;
 
 	fprintf(stderr, "ibpd_bench: 1, 2 and 4 processes on %s: %s\n", name,
 		opname);
+	if (!stamps) {
+		stamps = mmap(NULL, PROCS_MAX * PROC_STAMPS * sizeof(*stamps),
+			      PROT_READ | PROT_WRITE,
+			      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		if (stamps == MAP_FAILED)
+			die("mmap");
+	}
 	dev_open(&d, name);
 	/* a warm-up, not kept */
-	run_procs(&d, opname, fn, 1, procs_secs / 2);
+	run_procs(&d, opname, fn, 1, procs_secs / 2, &lost[0][0]);
 	for (r = 0; r < procs_rounds; r++)
 		for (k = 0; k < nn; k++) {
 			int i = (r + k) % nn;
 
 			rate[i][r] = run_procs(&d, opname, fn, nprocs[i],
-					       procs_secs);
+					       procs_secs, &lost[i][r]);
 		}
 	for (k = 0; k < nn; k++) {
 		printf("IBPD-BENCH {\"group\": \"procs\", \"device\": \"%s\", "
@@ -1045,10 +1121,26 @@ static void bench_procs(const char *name, const char *opname,
 		       procs_secs, median(rate[k], procs_rounds),
 		       procs_rounds);
 		print_array(rate[k], procs_rounds);
+		printf(", \"rounds_lost_ms\": ");
+		print_array(lost[k], procs_rounds);
 		printf("}\n");
 	}
 	fflush(stdout);
 	dev_close(&d);
+}
+
+/* Whether the kernel was booted with its address space laid out anew. */
+static bool kaslr(void)
+{
+	char line[4096] = "";
+	FILE *f = fopen("/proc/cmdline", "r");
+
+	if (f) {
+		if (!fgets(line, sizeof(line), f))
+			line[0] = 0;
+		fclose(f);
+	}
+	return !strstr(line, "nokaslr");
 }
 
 static double env_num(const char *name, double dflt)
@@ -1071,8 +1163,8 @@ int main(void)
 		batch_ns = 0.2e6;
 		warm_ns = 5e6;
 		mem_slices = 4;
-		close_rounds = 3;
-		close_pds = 200;
+		close_rounds = 5;
+		close_pds = 100;
 		procs_rounds = 3;
 		procs_secs = 0.1;
 	}
@@ -1090,10 +1182,12 @@ int main(void)
 	record("run", "\"kernel\": \"%s\", \"cpus\": %ld, \"rounds\": %d, "
 	       "\"batch_ms\": %.2f, \"warm_ms\": %.0f, \"max_live\": %ld, "
 	       "\"timer_ns\": %.1f, \"outlier_x\": %d, "
-	       "\"outlier_min_us\": %d", u.release,
+	       "\"outlier_min_us\": %d, \"kaslr\": %s, \"aslr\": %s",
+	       u.release,
 	       sysconf(_SC_NPROCESSORS_ONLN), rounds, batch_ns / 1e6,
 	       warm_ns / 1e6, max_live, timer_ticks * ns_per_tick, OUTLIER_X,
-	       OUTLIER_MIN_NS / 1000);
+	       OUTLIER_MIN_NS / 1000, kaslr() ? "true" : "false",
+	       personality(0xffffffff) & ADDR_NO_RANDOMIZE ? "false" : "true");
 
 	dev_open(&ib, "ibpd0");
 	dev_open(&rxe, "rxe0");

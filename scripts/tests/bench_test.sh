@@ -102,12 +102,13 @@ assert {m["device"] for m in d["memory"]} == {"ibpd0", "rxe0"}
 assert {c["device"] for c in d["close"]} == {"ibpd0", "rxe0"}
 assert {p["procs"] for p in d["procs"]} == {1, 2, 4}
 assert len(d["targets"]) == 8
+assert d["run"]["kaslr"] is False and d["run"]["aslr"] is False, d["run"]
 lim, = d["limits"]
 assert lim["device"] == "ibpd0" and lim["max_pd"] >= lim["max_pd_needed"] > 1000000, lim
 assert any(t["verdict"] == "met" and "max_pd allows the full scale" in t["target"]
            for t in d["targets"]), d["targets"]
 PY
-ok $? "bench.json has every group: ops on both devices, libibverbs against bare, scale, memory, close, processes, and the limit raised for the full scale"
+ok $? "bench.json has every group: ops on both devices, libibverbs against bare, scale, memory, close, processes, the limit raised for the full scale, and the run at fixed addresses"
 
 # Every figure carries its spread: in bench.json each one (an object with
 # a "value") has its 95% interval around it, in report.txt each figure of
