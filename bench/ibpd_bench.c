@@ -13,23 +13,44 @@
  *   and rejects), ioctl-path alloc+destroy, write-path alloc+destroy,
  *   import (+unimport, userspace only), reg+dereg of a 4 KiB MR; and what
  *   an import is made of: the system call floor, the import method as a
- *   bare ioctl, and the same with a handle the core does not find;
+ *   bare ioctl, the same with a handle the core does not find, without
+ *   the identity libibpd asks for, and the library object's calloc+free;
  * - each verb through libibverbs and ibpd's provider (ibv_alloc_pd +
  *   ibv_dealloc_pd, ibv_import_pd + ibv_unimport_pd, ibv_reg_mr +
- *   ibv_dereg_mr) against the same verb as a bare ioctl or write(2) on the
- *   context's command fd: how thin the provider is;
+ *   ibv_dereg_mr) against the same command, attribute for attribute, as a
+ *   bare ioctl or write command on the context's fd: how thin the
+ *   provider is;
  * - alloc/import/destroy cost with 1, 1k, 100k and 1M live PDs in one file
  *   (import of a random live PD, and of one PD again and again);
- * - kernel memory per live PD (slab before and after 100k PDs);
+ * - kernel memory per live PD (slab before and after each slice of a fill
+ *   up to 100k PDs), and the cost of closing a file per PD;
  * - ibpd0's max_pd, raised through debugfs to what 1M live PDs need (in
  *   every run, so that a short one shows the full one can run);
- * - alloc+destroy throughput of 1, 2 and 4 processes sharing one file.
+ * - alloc+destroy and import throughput of 1, 2 and 4 processes sharing
+ *   one file.
  *
- * Each figure is the median of ROUNDS batches; the ops of a group are
- * measured round-robin, so that a slow moment of the host hits all alike.
+ * How: the bench runs pinned to one vCPU and times with that vCPU's TSC
+ * (qemu TCG gives the host's: some 10 ns to read, where the guest's
+ * clocksource, the HPET, costs a system call and an MMIO exit). The ops
+ * of a group are warmed up, then measured in rounds: in each round every
+ * op runs one batch of about 2 ms, the ops in a shuffled order, so that
+ * the ops a ratio compares run within milliseconds of each other. Each
+ * iteration is timed: one more than 10 times the median of its batch
+ * (and over 250 us) is the host's (qemu's vCPU thread was preempted) and
+ * is dropped, and counted; a batch's figure is the mean of the others.
+ * Every batch's figure is printed; bench/report.py takes the median of
+ * the rounds with its 95% interval, and of a ratio of two ops of one
+ * group the median and interval of the per-round ratios. Memory is
+ * measured over slices of a fill, a close over many small files, the
+ * throughput of processes in rounds as well, each process stamping the
+ * completion of its ops: the gaps the host left in a vCPU's progress are
+ * left out the same way. The kernel (nokaslr) and the bench (setarch -R)
+ * run at the same addresses in every run: scripts/tests/bench.
  *
  * Environment: IBPD_BENCH_MAX_LIVE (default 1000000) caps the scale test,
- * IBPD_BENCH_QUICK=1 shortens every batch (for a smoke test).
+ * IBPD_BENCH_QUICK=1 makes every measurement short (for a smoke test),
+ * IBPD_BENCH_ROUNDS and IBPD_BENCH_BATCH_US override the rounds of a
+ * group and the length of a batch.
  */
 
 #include <dirent.h>
@@ -40,12 +61,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <stdint.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/personality.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#endif
 #include <infiniband/ibpddv.h>
 #include <infiniband/verbs.h>
 #include <rdma/ib_user_ioctl_cmds.h>
@@ -54,10 +81,12 @@
 #include <rdma/rdma_user_ioctl_cmds.h>
 #include <rdma/ibpd_user_ioctl_cmds.h>
 
-#define ROUNDS 9
-#define MAX_OPS 10
+#define MAX_ROUNDS 401
+#define MAX_GROUP 32	/* ops measured together */
 
-static double batch_ns = 30e6;	/* target length of one batch */
+static int rounds = 101;	/* measured rounds of a group */
+static double batch_ns = 2e6;	/* target length of one op's batch */
+static double warm_ns = 100e6;	/* warm-up of each op */
 
 static double now_ns(void)
 {
@@ -67,10 +96,61 @@ static double now_ns(void)
 	return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
+/*
+ * The timer of the iterations: the TSC of the vCPU the bench is pinned to
+ * (in ticks), and what reading it costs (subtracted from every time).
+ */
+#if defined(__x86_64__) || defined(__i386__)
+static double ns_per_tick;
+
+static uint64_t ticks(void)
+{
+	return __rdtsc();
+}
+
+static void calibrate_ticks(void)
+{
+	double t0 = now_ns(), c0 = ticks();
+
+	usleep(200 * 1000);
+	ns_per_tick = (now_ns() - t0) / (ticks() - c0);
+}
+#else
+static double ns_per_tick = 1;
+
+static uint64_t ticks(void)
+{
+	return now_ns();
+}
+
+static void calibrate_ticks(void)
+{
+}
+#endif
+
+static double ticks_ns(void)
+{
+	return ticks() * ns_per_tick;
+}
+
 static void die(const char *what)
 {
 	fprintf(stderr, "ibpd_bench: %s: %s\n", what, strerror(errno));
 	exit(1);
+}
+
+/*
+ * Pins the calling process to one vCPU: the bench runs on the last one,
+ * away from the console's interrupts, and reads its TSC.
+ */
+static void pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		die("sched_setaffinity");
 }
 
 struct dev {
@@ -87,7 +167,8 @@ struct op {
 	const char *name;
 	int (*fn)(struct dev *d);
 	long iters;
-	double ns[ROUNDS];
+	long dropped;	/* iterations not counted, of iters * rounds */
+	double ns[MAX_ROUNDS];
 };
 
 static int op_null(struct dev *d)
@@ -113,33 +194,46 @@ static int op_syscall(struct dev *d)
 
 /*
  * A bare ioctl on the PD object: its handle attribute (in, or out for a
- * new PD: *handle is set) and, when pdn_attr is not 0, the PD number out.
+ * new PD: *handle is set) and, when pdn_attr is not 0, the PD number out,
+ * and when id_attr is not 0, the optional identity out: each command as
+ * libibpd sends it, with nothing of the library around it.
  */
 static int pd_ioctl(struct dev *d, uint16_t method, uint16_t handle_attr,
-		    uint32_t *handle, uint16_t pdn_attr)
+		    uint32_t *handle, uint16_t pdn_attr, uint16_t id_attr)
 {
 	struct {
 		struct ib_uverbs_ioctl_hdr hdr;
-		struct ib_uverbs_attr attrs[2];
+		struct ib_uverbs_attr attrs[3];
 	} c = {
 		.hdr = {
-			.length = sizeof(c.hdr) +
-				  (pdn_attr ? 2 : 1) * sizeof(c.attrs[0]),
 			.object_id = UVERBS_OBJECT_PD,
 			.method_id = method,
-			.num_attrs = pdn_attr ? 2 : 1,
 			.driver_id = d->driver_id,
 		},
 	};
+	struct ib_uverbs_attr *a = c.attrs;
 	uint32_t pdn;
+	uint64_t id;
 
-	c.attrs[0].attr_id = handle_attr;
-	c.attrs[0].flags = UVERBS_ATTR_F_MANDATORY;
-	c.attrs[0].data = *handle;
-	c.attrs[1].attr_id = pdn_attr;
-	c.attrs[1].flags = UVERBS_ATTR_F_MANDATORY;
-	c.attrs[1].len = sizeof(pdn);
-	c.attrs[1].data = (uintptr_t)&pdn;
+	a->attr_id = handle_attr;
+	a->flags = UVERBS_ATTR_F_MANDATORY;
+	a->data = *handle;
+	a++;
+	if (pdn_attr) {
+		a->attr_id = pdn_attr;
+		a->flags = UVERBS_ATTR_F_MANDATORY;
+		a->len = sizeof(pdn);
+		a->data = (uintptr_t)&pdn;
+		a++;
+	}
+	if (id_attr) {
+		a->attr_id = id_attr;
+		a->len = sizeof(id);
+		a->data = (uintptr_t)&id;
+		a++;
+	}
+	c.hdr.num_attrs = a - c.attrs;
+	c.hdr.length = sizeof(c.hdr) + c.hdr.num_attrs * sizeof(*a);
 	if (ioctl(d->ctx->cmd_fd, RDMA_VERBS_IOCTL, &c.hdr))
 		return -1;
 	*handle = c.attrs[0].data;
@@ -149,24 +243,41 @@ static int pd_ioctl(struct dev *d, uint16_t method, uint16_t handle_attr,
 /*
  * The import method as a bare ioctl: no library object. With a handle no
  * file holds, the core parses the attributes and fails the lookup: what
- * the import costs before the driver's handler runs.
+ * the import costs before the driver's handler runs. with_id: the
+ * identity too, as libibpd asks for it.
  */
-static int import_ioctl(struct dev *d, uint32_t handle, int want)
+static int import_ioctl(struct dev *d, uint32_t handle, bool with_id,
+			int want)
 {
 	if (pd_ioctl(d, IBPD_METHOD_PD_IMPORT, IBPD_ATTR_PD_IMPORT_HANDLE,
-		     &handle, IBPD_ATTR_PD_IMPORT_RESP_PDN))
+		     &handle, IBPD_ATTR_PD_IMPORT_RESP_PDN,
+		     with_id ? IBPD_ATTR_PD_IMPORT_RESP_ID : 0))
 		return errno == want ? 0 : -1;
 	return want ? -1 : 0;
 }
 
 static int op_import_ioctl(struct dev *d)
 {
-	return import_ioctl(d, d->pd->handle, 0);
+	return import_ioctl(d, d->pd->handle, true, 0);
+}
+
+static int op_import_ioctl_pdn(struct dev *d)
+{
+	return import_ioctl(d, d->pd->handle, false, 0);
 }
 
 static int op_import_enoent(struct dev *d)
 {
-	return import_ioctl(d, INT32_MAX, ENOENT);
+	return import_ioctl(d, INT32_MAX, true, ENOENT);
+}
+
+/* A calloc() and free() of the library's PD object, no kernel. */
+static int op_calloc_free(struct dev *d)
+{
+	void *p = calloc(1, sizeof(struct ibv_pd) + 16);
+
+	free(p);
+	return !p;
 }
 
 /*
@@ -235,10 +346,11 @@ static int op_alloc_ioctl(struct dev *d)
 	uint32_t handle = 0;
 
 	if (pd_ioctl(d, IBPD_METHOD_PD_ALLOC, IBPD_ATTR_PD_ALLOC_HANDLE,
-		     &handle, IBPD_ATTR_PD_ALLOC_RESP_PDN))
+		     &handle, IBPD_ATTR_PD_ALLOC_RESP_PDN,
+		     IBPD_ATTR_PD_ALLOC_RESP_ID))
 		return -1;
 	return pd_ioctl(d, UVERBS_METHOD_PD_DESTROY,
-			UVERBS_ATTR_DESTROY_PD_HANDLE, &handle, 0);
+			UVERBS_ATTR_DESTROY_PD_HANDLE, &handle, 0, 0);
 }
 
 /* ibv_alloc_pd + ibv_dealloc_pd: ibpd's provider, or rxe's (write path). */
@@ -310,18 +422,74 @@ static int op_reg_mr_write(struct dev *d)
 			 NULL, 0);
 }
 
-static double run_batch(struct op *op, long n)
+static int cmp_u64(const void *a, const void *b)
 {
-	double t = now_ns();
-	long i;
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 
-	for (i = 0; i < n; i++)
+	return x < y ? -1 : x > y;
+}
+
+#define MAX_ITERS 65536
+/*
+ * An iteration this much longer than the median of its batch (and longer
+ * than OUTLIER_MIN_NS) is not the op's: the host ran something else on
+ * the vCPU's thread meanwhile. It is dropped, and counted.
+ */
+#define OUTLIER_X 10
+#define OUTLIER_MIN_NS 250000
+
+static uint64_t iter_ticks[MAX_ITERS], sorted_ticks[MAX_ITERS];
+static uint64_t timer_ticks;	/* what reading the timer costs */
+
+/*
+ * Runs n iterations of op (at most MAX_ITERS), each timed: their mean cost
+ * in ns, the dropped ones left out (added to *dropped when not NULL).
+ */
+static double run_batch(struct op *op, long n, long *dropped)
+{
+	uint64_t limit, sum = 0;
+	long i, kept = 0;
+
+	if (n > MAX_ITERS)
+		n = MAX_ITERS;
+	for (i = 0; i < n; i++) {
+		uint64_t t = ticks();
+
 		if (op->fn(op->d)) {
 			fprintf(stderr, "ibpd_bench: %s on %s: %s\n", op->name,
 				op->d->name, strerror(errno));
 			exit(1);
 		}
-	return (now_ns() - t) / n;
+		t = ticks() - t;
+		iter_ticks[i] = t > timer_ticks ? t - timer_ticks : 0;
+	}
+	memcpy(sorted_ticks, iter_ticks, n * sizeof(*iter_ticks));
+	qsort(sorted_ticks, n, sizeof(*sorted_ticks), cmp_u64);
+	limit = OUTLIER_X * sorted_ticks[n / 2];
+	if (limit < OUTLIER_MIN_NS / ns_per_tick)
+		limit = OUTLIER_MIN_NS / ns_per_tick;
+	for (i = 0; i < n; i++)
+		if (iter_ticks[i] <= limit) {
+			sum += iter_ticks[i];
+			kept++;
+		}
+	if (dropped)
+		*dropped += n - kept;
+	return sum * ns_per_tick / kept;
+}
+
+/* The cost of reading the timer: the median of many back-to-back reads. */
+static void calibrate_timer(void)
+{
+	long i;
+
+	for (i = 0; i < 10001; i++) {
+		uint64_t t = ticks();
+
+		sorted_ticks[i] = ticks() - t;
+	}
+	qsort(sorted_ticks, 10001, sizeof(*sorted_ticks), cmp_u64);
+	timer_ticks = sorted_ticks[5000];
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -333,7 +501,7 @@ static int cmp_double(const void *a, const void *b)
 
 static double median(const double *v, int n)
 {
-	double s[ROUNDS];
+	double s[MAX_ROUNDS];
 
 	memcpy(s, v, n * sizeof(*v));
 	qsort(s, n, sizeof(*s), cmp_double);
@@ -341,25 +509,65 @@ static double median(const double *v, int n)
 }
 
 /*
- * Warms each op up for about two batches and calibrates it to a batch of
- * ~batch_ns, then measures ROUNDS batches of every op, round-robin.
+ * Warms each op up for warm_ns and sizes its batch to about batch_ns (by
+ * the median of its warm-up batches), runs two rounds of all that are not
+ * kept (the steady state of the ops taking turns), then measures the
+ * rounds. Each round runs the ops in an order of its own (random, the
+ * same in every run), so that what one op leaves behind (deferred frees,
+ * a cold cache) falls on each of the others alike.
  */
 static void measure(struct op *ops, int nops)
 {
-	int i, r;
+	double warm[MAX_ROUNDS];
+	int i, k, r;
 
 	for (i = 0; i < nops; i++) {
-		double t = run_batch(&ops[i], 50);
-		long warm = 2 * batch_ns / t;
+		double t = run_batch(&ops[i], 10, NULL), end;
+		int n = 0;
 
-		t = run_batch(&ops[i], warm > 50 ? warm : 50);
-		ops[i].iters = batch_ns / t;
-		if (ops[i].iters < 20)
-			ops[i].iters = 20;
+		/* sized by the op's own cost, the host's gaps left out */
+		end = ticks_ns() + warm_ns;
+		do {
+			t = run_batch(&ops[i], batch_ns / t + 1, NULL);
+			warm[n++ % MAX_ROUNDS] = t;
+		} while (ticks_ns() < end);
+		t = median(warm, n < MAX_ROUNDS ? n : MAX_ROUNDS);
+		ops[i].iters = batch_ns / t + 0.5;
+		if (ops[i].iters < 1)
+			ops[i].iters = 1;
+		if (ops[i].iters > MAX_ITERS)
+			ops[i].iters = MAX_ITERS;
+		ops[i].dropped = 0;
 	}
-	for (r = 0; r < ROUNDS; r++)
-		for (i = 0; i < nops; i++)
-			ops[i].ns[r] = run_batch(&ops[i], ops[i].iters);
+	for (r = -2; r < rounds; r++) {
+		int order[MAX_GROUP];
+
+		for (k = 0; k < nops; k++)
+			order[k] = k;
+		for (k = nops - 1; k > 0; k--) {
+			int j = random() % (k + 1), t = order[k];
+
+			order[k] = order[j];
+			order[j] = t;
+		}
+		for (k = 0; k < nops; k++) {
+			i = order[k];
+			ops[i].ns[r < 0 ? 0 : r] =
+				run_batch(&ops[i], ops[i].iters,
+					  r < 0 ? NULL : &ops[i].dropped);
+		}
+	}
+}
+
+/* Prints values as a JSON array. */
+static void print_array(const double *v, int n)
+{
+	int i;
+
+	printf("[");
+	for (i = 0; i < n; i++)
+		printf("%s%.1f", i ? ", " : "", v[i]);
+	printf("]");
 }
 
 static void record(const char *group, const char *fmt, ...)
@@ -377,27 +585,23 @@ static void record(const char *group, const char *fmt, ...)
 	fflush(stdout);
 }
 
+/* One record per op: the median and every round's cost per op (ns). */
 static void record_ops(const char *group, struct op *ops, int nops,
 		       long live)
 {
 	int i;
 
 	for (i = 0; i < nops; i++) {
-		double lo = ops[i].ns[0], hi = ops[i].ns[0];
-		int r;
-
-		for (r = 1; r < ROUNDS; r++) {
-			lo = ops[i].ns[r] < lo ? ops[i].ns[r] : lo;
-			hi = ops[i].ns[r] > hi ? ops[i].ns[r] : hi;
-		}
-		record(group,
-		       "\"device\": \"%s\", \"op\": \"%s\", \"live_pds\": %ld, "
-		       "\"ns\": %.1f, \"min_ns\": %.1f, \"max_ns\": %.1f, "
-		       "\"iters\": %ld, \"rounds\": %d",
-		       ops[i].d->name, ops[i].name, live,
-		       median(ops[i].ns, ROUNDS),
-		       lo, hi, ops[i].iters, ROUNDS);
+		printf("IBPD-BENCH {\"group\": \"%s\", \"device\": \"%s\", "
+		       "\"op\": \"%s\", \"live_pds\": %ld, \"ns\": %.1f, "
+		       "\"iters\": %ld, \"dropped\": %ld, \"rounds\": %d, "
+		       "\"rounds_ns\": ", group, ops[i].d->name, ops[i].name,
+		       live, median(ops[i].ns, rounds), ops[i].iters,
+		       ops[i].dropped, rounds);
+		print_array(ops[i].ns, rounds);
+		printf("}\n");
 	}
+	fflush(stdout);
 }
 
 /*
@@ -461,7 +665,9 @@ static void bench_ops(struct dev *ib, struct dev *rxe)
 		{ ib, "alloc_destroy_write", op_alloc_write },
 		{ ib, "import_ioctl_enoent", op_import_enoent },
 		{ ib, "import_ioctl", op_import_ioctl },
+		{ ib, "import_ioctl_pdn", op_import_ioctl_pdn },
 		{ ib, "import", op_import },
+		{ ib, "calloc_free", op_calloc_free },
 	};
 	struct op mr_ops[] = {
 		{ ib, "reg_dereg_mr_4k", op_reg_mr },
@@ -498,7 +704,9 @@ static long long slab_bytes(void)
 
 /*
  * Lets the slab settle: frees through RCU and deferred work land after the
- * objects are gone. Waits until two readings 0.3 s apart agree to 64 KiB.
+ * objects are gone (an array that grew is freed after an RCU grace
+ * period, which under TCG can take long). Waits until two readings 0.3 s
+ * apart agree to 64 KiB.
  */
 static long long settled_slab(void)
 {
@@ -626,29 +834,65 @@ static void raise_max_pd(const char *name, struct ibv_context *ctx)
 	}
 }
 
+static int mem_slices = 10;	/* slices of a memory measurement */
+static int close_rounds = 61;	/* files closed to time a close */
+static long close_pds = 200;	/* PDs in each of them */
+static int procs_rounds = 9;	/* rounds of the throughput test */
+static double procs_secs = 0.3;	/* length of each of its runs */
+
+/*
+ * Fills the file from have to want PDs in mem_slices equal slices, the
+ * slab settled before and after each: the kernel memory per PD of each
+ * slice, one record. Their mean is the memory per PD of the whole fill:
+ * what grows in steps (an array doubled, a new slab) lands in one slice.
+ */
+static struct ibv_pd **fill_measured(struct dev *d, struct ibv_pd **pds,
+				     long have, long want)
+{
+	double per_pd[MAX_ROUNDS];
+	long long first = settled_slab(), slab0 = first, slab = first;
+	int k;
+
+	for (k = 0; k < mem_slices; k++) {
+		long to = have + (want - have) * (k + 1) / mem_slices;
+		long from = have + (want - have) * k / mem_slices;
+
+		pds = fill(d, pds, from, to);
+		slab = settled_slab();
+		per_pd[k] = (double)(slab - slab0) / (to - from);
+		slab0 = slab;
+	}
+	printf("IBPD-BENCH {\"group\": \"memory\", \"device\": \"%s\", "
+	       "\"live_pds\": %ld, \"from_pds\": %ld, \"bytes_per_pd\": %.1f, "
+	       "\"rounds\": %d, \"rounds_bytes_per_pd\": ", d->name, want,
+	       have, (double)(slab - first) / (want - have), mem_slices);
+	print_array(per_pd, mem_slices);
+	printf("}\n");
+	fflush(stdout);
+	return pds;
+}
+
 /*
  * The cost of the PD verbs as the file fills up, on a file of its own;
- * the memory of 100k PDs on the way.
+ * the memory per PD on the way (from 1k to 100k live PDs, or up to the
+ * largest step below 100k).
  */
 static void bench_scale(const char *name, long max_live)
 {
 	static const long steps[] = { 1, 1000, 100000, FULL_SCALE };
 	struct dev d;
-	struct op ops[MAX_OPS] = {
+	struct op ops[] = {
 		{ &d, "null_ioctl", op_null },
 		{ &d, "alloc_destroy_ioctl", op_alloc_ioctl },
 		{ &d, "import", op_import },
 		{ &d, "import_same", op_import_same },
 		{ &d, "alloc_destroy_write", op_alloc_write },
 	};
+	int nops = sizeof(ops) / sizeof(ops[0]);
 	struct ibv_pd **pds = NULL;
-	long have = 0;
-	long long slab0 = 0;
-	long mem_live = 1;
+	long have = 0, mem_live = 1;
 	unsigned int s;
-	double t;
 
-	/* memory is measured at the largest step up to 100k */
 	for (s = 0; s < sizeof(steps) / sizeof(steps[0]); s++)
 		if (steps[s] <= max_live && steps[s] <= 100000)
 			mem_live = steps[s];
@@ -660,34 +904,22 @@ static void bench_scale(const char *name, long max_live)
 
 		if (live > max_live)
 			break;
-		if (live == 1)
-			slab0 = settled_slab();
 		fprintf(stderr, "ibpd_bench: scale on %s: %ld live PDs\n",
 			name, live);
-		pds = fill(&d, pds, have, live - 1);
+		if (live == mem_live && live > 1)
+			pds = fill_measured(&d, pds, have, live - 1);
+		else
+			pds = fill(&d, pds, have, live - 1);
 		have = live - 1;
-		if (live == mem_live && live > 1) {
-			long long slab = settled_slab();
-
-			record("memory",
-			       "\"device\": \"%s\", \"live_pds\": %ld, "
-			       "\"slab_before\": %lld, \"slab_after\": %lld, "
-			       "\"bytes_per_pd\": %.1f", name, live, slab0,
-			       slab, (double)(slab - slab0) / (live - 1));
-		}
 		if (have)
 			shuffle_handles(pds, have);
 		else
 			import_nhandles = 0;
-		measure(ops, 5);
-		record_ops("scale", ops, 5, live);
+		measure(ops, nops);
+		record_ops("scale", ops, nops, live);
 	}
 	fprintf(stderr, "ibpd_bench: closing a file with %ld PDs\n", have + 1);
-	t = now_ns();
 	dev_close(&d);
-	record("close", "\"device\": \"%s\", \"live_pds\": %ld, "
-	       "\"ns_per_pd\": %.1f", name, have + 1,
-	       (now_ns() - t) / (have + 1));
 	free(pds);
 	import_nhandles = 0;
 }
@@ -696,90 +928,226 @@ static void bench_scale(const char *name, long max_live)
 static void bench_memory(const char *name, long n)
 {
 	struct ibv_pd **pds;
-	long long slab0, slab;
 	struct dev d;
 
 	fprintf(stderr, "ibpd_bench: memory of %ld PDs on %s\n", n, name);
 	dev_open(&d, name);
-	slab0 = settled_slab();
-	pds = fill(&d, NULL, 0, n);
-	slab = settled_slab();
-	record("memory", "\"device\": \"%s\", \"live_pds\": %ld, "
-	       "\"slab_before\": %lld, \"slab_after\": %lld, "
-	       "\"bytes_per_pd\": %.1f", name, n, slab0, slab,
-	       (double)(slab - slab0) / n);
+	pds = fill_measured(&d, NULL, 0, n);
 	dev_close(&d);
 	free(pds);
 }
 
-/* nproc processes share one file, each allocating and destroying PDs. */
+/*
+ * Closing a file frees its PDs: the cost per PD, over close_rounds files
+ * of close_pds PDs each. The files are small, so that a close takes a few
+ * milliseconds and the host's preemptions of the vCPU fall on a few of
+ * them, outliers the median leaves out. The core frees their uobjects
+ * after an RCU grace period: each close is followed by a pause, so that
+ * those frees do not land in the next one.
+ */
+static void bench_close(const char *name)
+{
+	double per_pd[MAX_ROUNDS];
+	struct ibv_pd **pds;
+	int r;
+
+	fprintf(stderr, "ibpd_bench: closing %d files of %ld PDs on %s\n",
+		close_rounds, close_pds, name);
+	for (r = 0; r < close_rounds; r++) {
+		struct dev d;
+		double t;
+
+		dev_open(&d, name);
+		pds = fill(&d, NULL, 0, close_pds - 1);
+		t = ticks_ns();
+		dev_close(&d);
+		per_pd[r] = (ticks_ns() - t) / close_pds;
+		free(pds);
+		usleep(20 * 1000);
+	}
+	printf("IBPD-BENCH {\"group\": \"close\", \"device\": \"%s\", "
+	       "\"live_pds\": %ld, \"ns_per_pd\": %.1f, \"rounds\": %d, "
+	       "\"rounds_ns_per_pd\": ", name, close_pds,
+	       median(per_pd, close_rounds), close_rounds);
+	print_array(per_pd, close_rounds);
+	printf("}\n");
+	fflush(stdout);
+}
+
+#define PROCS_MAX 4
+#define PROC_STAMPS 131072
+
+/* When each worker's ops completed, in its vCPU's ticks: shared with them. */
+static uint64_t *stamps;	/* PROCS_MAX rows of PROC_STAMPS */
+static uint64_t merged[PROCS_MAX * PROC_STAMPS];
+
+/*
+ * The ops per second of the workers on one vCPU (their completion times
+ * merged in t, n of them, the first the start): the completions over the
+ * time the vCPU made progress. A gap between two completions more than
+ * OUTLIER_X times the median gap, and over OUTLIER_MIN_NS, is time the
+ * host did not run the vCPU: it is left out, and added to *lost (ms).
+ */
+static double vcpu_rate(uint64_t *t, long n, double *lost)
+{
+	uint64_t limit, active = 0;
+	long i;
+
+	if (n < 2)
+		return 0;
+	qsort(t, n, sizeof(*t), cmp_u64);
+	for (i = 0; i < n - 1; i++)
+		sorted_ticks[i % MAX_ITERS] = t[i + 1] - t[i];
+	qsort(sorted_ticks, n - 1 < MAX_ITERS ? n - 1 : MAX_ITERS,
+	      sizeof(*sorted_ticks), cmp_u64);
+	limit = OUTLIER_X * sorted_ticks[(n - 1 < MAX_ITERS ? n - 1 :
+					  MAX_ITERS) / 2];
+	if (limit < OUTLIER_MIN_NS / ns_per_tick)
+		limit = OUTLIER_MIN_NS / ns_per_tick;
+	for (i = 0; i < n - 1; i++)
+		if (t[i + 1] - t[i] <= limit)
+			active += t[i + 1] - t[i];
+	*lost += (t[n - 1] - t[0] - active) * ns_per_tick / 1e6;
+	return (n - 1) / (active * ns_per_tick / 1e9);
+}
+
+/*
+ * n processes share d's file, each doing fn for secs on a vCPU of its
+ * own (while there are vCPUs, from the last one down): their ops per
+ * second, vCPU by vCPU over the time the host ran it (vcpu_rate()), and
+ * in *lost the milliseconds it did not.
+ */
+static double run_procs(struct dev *d, const char *opname,
+			int (*fn)(struct dev *d), int n, double secs,
+			double *lost)
+{
+	int go[2], p, c, ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	double total = 0;
+
+	/* a row ends at its first 0 */
+	memset(stamps, 0, n * PROC_STAMPS * sizeof(*stamps));
+	if (pipe(go))
+		die("pipe");
+	for (p = 0; p < n; p++) {
+		pid_t pid = fork();
+
+		if (pid < 0)
+			die("fork");
+		if (!pid) {
+			uint64_t *t = stamps + p * PROC_STAMPS, end;
+			long k = 0;
+			char c;
+
+			close(go[1]);
+			pin(ncpu - 1 - p % ncpu);
+			if (read(go[0], &c, 1) != 0)
+				_exit(1);
+			t[k++] = ticks();
+			end = t[0] + secs * 1e9 / ns_per_tick;
+			do {
+				if (fn(d))
+					die(opname);
+				t[k++] = ticks();
+			} while (t[k - 1] < end && k < PROC_STAMPS - 1);
+			_exit(0);
+		}
+	}
+	close(go[0]);
+	close(go[1]);	/* start */
+	for (p = 0; p < n; p++) {
+		int status;
+
+		if (wait(&status) < 0 || !WIFEXITED(status) ||
+		    WEXITSTATUS(status))
+			die("a worker failed");
+	}
+	*lost = 0;
+	for (c = 0; c < ncpu; c++) {
+		long m = 0;
+
+		for (p = 0; p < n; p++) {
+			uint64_t *t = stamps + p * PROC_STAMPS;
+			long cnt = 0;
+
+			if (ncpu - 1 - p % ncpu != c)
+				continue;
+			while (t[cnt])
+				cnt++;
+			memcpy(merged + m, t, cnt * sizeof(*t));
+			m += cnt;
+		}
+		total += vcpu_rate(merged, m, lost);
+	}
+	return total;
+}
+
+/*
+ * Throughput of 1, 2 and 4 processes sharing one file, in rounds: each
+ * round runs the three, in a rotating order.
+ */
 static void bench_procs(const char *name, const char *opname,
-			int (*fn)(struct dev *d), double secs)
+			int (*fn)(struct dev *d))
 {
 	static const int nprocs[] = { 1, 2, 4 };
-	unsigned int k;
+	const int nn = sizeof(nprocs) / sizeof(nprocs[0]);
+	double rate[3][MAX_ROUNDS], lost[3][MAX_ROUNDS];
 	struct dev d;
+	int k, r;
 
-	dev_open(&d, name);
-	for (k = 0; k < sizeof(nprocs) / sizeof(nprocs[0]); k++) {
-		int go[2], res[2], p, n = nprocs[k];
-		long total = 0;
-		double t0;
-
-		fprintf(stderr, "ibpd_bench: %d process(es) on %s: %s\n", n,
-			name, opname);
-		if (pipe(go) || pipe(res))
-			die("pipe");
-		for (p = 0; p < n; p++) {
-			pid_t pid = fork();
-
-			if (pid < 0)
-				die("fork");
-			if (!pid) {
-				long ops = 0;
-				double end;
-				char c;
-
-				close(go[1]);
-				if (read(go[0], &c, 1) != 0)
-					_exit(1);
-				end = now_ns() + secs * 1e9;
-				do {
-					int i;
-
-					for (i = 0; i < 16; i++)
-						if (fn(&d))
-							die(opname);
-					ops += 16;
-				} while (now_ns() < end);
-				if (write(res[1], &ops, sizeof(ops)) !=
-				    sizeof(ops))
-					_exit(3);
-				_exit(0);
-			}
-		}
-		close(go[0]);
-		close(res[1]);
-		t0 = now_ns();
-		close(go[1]);	/* start */
-		for (p = 0; p < n; p++) {
-			long ops;
-			int status;
-
-			if (read(res[0], &ops, sizeof(ops)) != sizeof(ops))
-				die("a worker failed");
-			total += ops;
-			if (wait(&status) < 0 || !WIFEXITED(status) ||
-			    WEXITSTATUS(status))
-				die("a worker failed");
-		}
-		close(res[0]);
-		record("procs", "\"device\": \"%s\", \"op\": \"%s\", "
-		       "\"procs\": %d, \"ops\": %ld, \"secs\": %.3f, "
-		       "\"ops_per_s\": %.1f", name, opname, n, total,
-		       (now_ns() - t0) / 1e9, total / ((now_ns() - t0) / 1e9));
+	fprintf(stderr, "ibpd_bench: 1, 2 and 4 processes on %s: %s\n", name,
+		opname);
+	if (!stamps) {
+		stamps = mmap(NULL, PROCS_MAX * PROC_STAMPS * sizeof(*stamps),
+			      PROT_READ | PROT_WRITE,
+			      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		if (stamps == MAP_FAILED)
+			die("mmap");
 	}
+	dev_open(&d, name);
+	/* a warm-up, not kept */
+	run_procs(&d, opname, fn, 1, procs_secs / 2, &lost[0][0]);
+	for (r = 0; r < procs_rounds; r++)
+		for (k = 0; k < nn; k++) {
+			int i = (r + k) % nn;
+
+			rate[i][r] = run_procs(&d, opname, fn, nprocs[i],
+					       procs_secs, &lost[i][r]);
+		}
+	for (k = 0; k < nn; k++) {
+		printf("IBPD-BENCH {\"group\": \"procs\", \"device\": \"%s\", "
+		       "\"op\": \"%s\", \"procs\": %d, \"secs\": %.3f, "
+		       "\"ops_per_s\": %.1f, \"rounds\": %d, "
+		       "\"rounds_ops_per_s\": ", name, opname, nprocs[k],
+		       procs_secs, median(rate[k], procs_rounds),
+		       procs_rounds);
+		print_array(rate[k], procs_rounds);
+		printf(", \"rounds_lost_ms\": ");
+		print_array(lost[k], procs_rounds);
+		printf("}\n");
+	}
+	fflush(stdout);
 	dev_close(&d);
+}
+
+/* Whether the kernel was booted with its address space laid out anew. */
+static bool kaslr(void)
+{
+	char line[4096] = "";
+	FILE *f = fopen("/proc/cmdline", "r");
+
+	if (f) {
+		if (!fgets(line, sizeof(line), f))
+			line[0] = 0;
+		fclose(f);
+	}
+	return !strstr(line, "nokaslr");
+}
+
+static double env_num(const char *name, double dflt)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? atof(v) : dflt;
 }
 
 int main(void)
@@ -787,18 +1155,39 @@ int main(void)
 	const char *env = getenv("IBPD_BENCH_MAX_LIVE");
 	long max_live = env ? atol(env) : FULL_SCALE;
 	bool quick = getenv("IBPD_BENCH_QUICK") != NULL;
-	double secs = quick ? 0.3 : 2;
 	struct utsname u;
 	struct dev ib, rxe;
 
-	if (quick)
-		batch_ns = 2e6;
+	if (quick) {
+		rounds = 15;
+		batch_ns = 0.2e6;
+		warm_ns = 5e6;
+		mem_slices = 4;
+		close_rounds = 5;
+		close_pds = 100;
+		procs_rounds = 3;
+		procs_secs = 0.1;
+	}
+	rounds = env_num("IBPD_BENCH_ROUNDS", rounds);
+	if (rounds < 1 || rounds > MAX_ROUNDS) {
+		errno = EINVAL;
+		die("IBPD_BENCH_ROUNDS");
+	}
+	batch_ns = env_num("IBPD_BENCH_BATCH_US", batch_ns / 1e3) * 1e3;
+	pin(sysconf(_SC_NPROCESSORS_ONLN) - 1);
+	calibrate_ticks();
+	calibrate_timer();
 	srandom(1);
 	uname(&u);
 	record("run", "\"kernel\": \"%s\", \"cpus\": %ld, \"rounds\": %d, "
-	       "\"batch_ms\": %.0f, \"max_live\": %ld", u.release,
-	       sysconf(_SC_NPROCESSORS_ONLN), ROUNDS, batch_ns / 1e6,
-	       max_live);
+	       "\"batch_ms\": %.2f, \"warm_ms\": %.0f, \"max_live\": %ld, "
+	       "\"timer_ns\": %.1f, \"outlier_x\": %d, "
+	       "\"outlier_min_us\": %d, \"kaslr\": %s, \"aslr\": %s",
+	       u.release,
+	       sysconf(_SC_NPROCESSORS_ONLN), rounds, batch_ns / 1e6,
+	       warm_ns / 1e6, max_live, timer_ticks * ns_per_tick, OUTLIER_X,
+	       OUTLIER_MIN_NS / 1000, kaslr() ? "true" : "false",
+	       personality(0xffffffff) & ADDR_NO_RANDOMIZE ? "false" : "true");
 
 	dev_open(&ib, "ibpd0");
 	dev_open(&rxe, "rxe0");
@@ -809,10 +1198,12 @@ int main(void)
 	/* before the scale test, whose million frees take a while to settle */
 	bench_memory("rxe0", max_live < 100000 ? max_live : 100000);
 	bench_scale("ibpd0", max_live);
+	bench_close("ibpd0");
+	bench_close("rxe0");
 
-	bench_procs("ibpd0", "alloc_destroy_ioctl", op_alloc_ioctl, secs);
-	bench_procs("ibpd0", "import", op_import, secs);
-	bench_procs("rxe0", "alloc_destroy_write", op_alloc_write, secs);
+	bench_procs("ibpd0", "alloc_destroy_ioctl", op_alloc_ioctl);
+	bench_procs("ibpd0", "import", op_import);
+	bench_procs("rxe0", "alloc_destroy_write", op_alloc_write);
 
 	return 0;
 }
