@@ -94,10 +94,10 @@ EXPORT_SYMBOL_IF_KUNIT(ibpd_pool_free);
 static DEFINE_MUTEX(ibpd_pool_walk_lock);
 
 /*
- * A walk of pool, from its start; its cursor joins the list at the start
- * now, not at the first piece, so that the pool's destruction finds every
- * walk not yet ended, also one that never ran a piece (a debugfs file
- * opened, never read, and released after its device is gone).
+ * A walk of pool, from its start. Its cursor joins the list here, not at
+ * the first piece, so that the pool's destruction finds every walk not
+ * yet ended, also one that never ran a piece (a debugfs file opened,
+ * never read, and released after its device is gone).
  */
 void ibpd_pool_walk_init(struct ibpd_pool_walk *walk, struct ibpd_pool *pool)
 {
