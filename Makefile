@@ -9,9 +9,9 @@
 #                        libibverbs, tool, tests
 #   make check           Debian packages it needs (scripts/build/install-deps),
 #                        everything, then all tests, in the test VM
-#   make check-quick     static checks and one kernel's kselftests (KERNEL=6.1)
+#   make check-quick     static checks and one kernel's kselftests (KERNEL)
 #   make vm-test TEST="PROG [ARGS]"
-#                        one test program in the test VM (KERNEL=7)
+#                        one test program in the test VM (KERNEL)
 #   make verbs-tests     the verbs tests (selftests/verbs), built
 #   make verbs-check     the verbs tests in the test VM, every libibverbs
 #   make bench           the cost of the PD verbs, as ratios, in the test VM
@@ -23,9 +23,13 @@
 #                        library, provider link, ibpd.driver, DV header,
 #                        tool, man pages, module (+depmod)
 #   make deb             Debian packages (debian/, dkms): out/deb/*.deb
+#
+# The kernels, rdma-core versions and VM modules: scripts/matrix.conf
+# (KERNEL defaults to its default-kernel, for make vm-test to vm-test-kernel).
 
 VERSION    := 2.0.1
-KERNEL     ?= 6.1
+include scripts/matrix.conf
+KERNEL     ?= $(default-kernel)
 IBPD_CACHE ?= $(HOME)/.cache/ibpd
 export IBPD_CACHE
 
@@ -141,10 +145,9 @@ verbs-tests: $(B)/provider/include/infiniband/ibpddv.h $(SYSLIB)/libibpd.so.1
 		IBPD_LIBS="-L$(CURDIR)/$(SYSLIB) -libpd"
 
 # The verbs tests in the test VM, on ibpd0 and rxe0, with the system
-# libibverbs, 56.1 and 65.0 (needs the module: make module).
+# libibverbs and each rdma-core of the matrix (needs the module: make module).
 verbs-check: provider-all verbs-tests
-	scripts/vm/vm-run --kernel $(KERNEL) --modules "crc32_generic? rdma_rxe dummy" -- \
-		selftests/vm/run_verbs.sh
+	scripts/vm/vm-run --kernel $(KERNEL) --rxe -- selftests/vm/run_verbs.sh
 
 $(B)/bench/ibpd_bench: bench/ibpd_bench.c \
 		$(B)/provider/include/infiniband/ibpddv.h $(SYSLIB)/libibpd.so.1
@@ -166,16 +169,16 @@ check-quick: all
 	KERNELS="$(or $(KERNELS),$(KERNEL))" IBPD_QUICK=1 scripts/tests/check
 
 # One test in the test VM, the inner loop (under a minute warm; a name
-# of build/selftests/, selftests/ or the verbs tests, or a path), on
-# kernel 7 unless KERNEL is given: the tests are built with the harness of
-# the kernel they are made for, and 6.1's has no test selection.
+# of build/selftests/, selftests/ or the verbs tests, or a path), on the
+# matrix's vm-test-kernel unless KERNEL is given: the tests are built with
+# the harness of the kernel they are made for, and 6.1's has no test
+# selection.
 #   make vm-test TEST="ibpd_test -r pd.alloc_dealloc" [KERNEL=6.12]
-VMTEST_KERNEL := $(if $(filter file,$(origin KERNEL)),7,$(KERNEL))
+VMTEST_KERNEL := $(if $(filter file,$(origin KERNEL)),$(vm-test-kernel),$(KERNEL))
 vm-test:
 	@[ -n "$(TEST)" ] || { echo 'make vm-test TEST="PROG [ARGS]"' >&2; exit 2; }
 	$(MAKE) --no-print-directory all KERNEL=$(VMTEST_KERNEL)
-	scripts/vm/vm-run --kernel $(VMTEST_KERNEL) --modules "crc32_generic? rdma_rxe dummy" \
-		-- selftests/vm/run_one.sh $(TEST)
+	scripts/vm/vm-run --kernel $(VMTEST_KERNEL) --rxe -- selftests/vm/run_one.sh $(TEST)
 
 # Benchmarks in the test VM: a table of ratios, out/bench/{bench.json,bench.png}.
 bench: module lib $(B)/bench/ibpd_bench
@@ -196,11 +199,11 @@ demo: deps
 stage-upstream:
 	scripts/upstream/stage-upstream --check
 
-# Both series run: the newest stock kernel booted with the series' ib_core,
+# Both series run: the upstream kernel booted with the series' ib_core,
 # uverbs, rxe and siw modules (built on first use, then cached), the
 # patched rdma-core's seed contract on ibpd0, rxe0 and siw0; the same
-# rdma-core on the stock kernels (6.1, 6.12, 7); the rdma kselftests'
-# results on the patched modules against those on the stock 7.
+# rdma-core on each stock kernel of the matrix; the rdma kselftests'
+# results on the patched modules against those on the stock kernel.
 upstream-proof:
 	scripts/upstream/upstream-proof
 

@@ -491,8 +491,7 @@ fi
 # rxe's provider claims a device named rxe* by name: ibpd's gets it only
 # when libibverbs tries it first (RDMAV_DRIVERS order), or when the
 # program links libibpd (the provider registers as the library loads).
-abi=$(objdump -T "/usr/lib/$(gcc -print-multiarch)/libibverbs.so.1" |
-	sed -n 's/.*IBVERBS_PRIVATE_\([0-9]*\).*/\1/p' | head -n 1)
+abi=$("$dir/../scripts/build/provider-abi")
 prov=$build/provider/abi$abi/libibpd
 if rdma dev set ibpd0 name rxepd0; then
 	RDMAV_DRIVERS=$prov ibv_devinfo -d rxepd0 > "$tmp/out" 2>&1

@@ -17,9 +17,9 @@ grep '^\.DEFAULT_GOAL :=' "$tmp/db" > "$tmp/out"
 grep -qx '\.DEFAULT_GOAL := all' "$tmp/out"
 ok $? "make: the default goal is all"
 
-# make vm-test: TEST is required; kernel 7 (the harness with test
-# selection) unless KERNEL is given. -n and MAKE=true: the commands,
-# nothing run (not even the build make vm-test starts).
+# make vm-test: TEST is required; the matrix's vm-test-kernel (a harness
+# with test selection) unless KERNEL is given. -n and MAKE=true: the
+# commands, nothing run (not even the build make vm-test starts).
 expect_rc 2 "make vm-test without TEST: usage" make --no-print-directory -C "$top" vm-test
 grep -q 'make vm-test TEST="PROG \[ARGS\]"' "$tmp/out"
 ok $? "make vm-test without TEST: names the form"
@@ -27,10 +27,11 @@ vmtest() {	# the commands, continued lines joined
 	make -n --no-print-directory -C "$top" vm-test MAKE=true \
 		TEST="ibpd_test -r pd.alloc_dealloc" "$@" | sed -e :a -e '/\\$/N; s/\\\n//; ta'
 }
-vmtest | grep -q -- '^true .*all KERNEL=7$' &&
-	vmtest | grep -q -- 'vm-run --kernel 7 .*run_one.sh ibpd_test -r pd.alloc_dealloc$' &&
-	vmtest KERNEL=6.12 | grep -q -- 'vm-run --kernel 6.12 .*run_one.sh ibpd_test'
-ok $? "make vm-test: runs run_one.sh TEST in the VM, on 7 or on KERNEL"
+vt=$("$top/scripts/build/matrix" vm-test-kernel)
+vmtest | grep -q -- "^true .*all KERNEL=$vt\$" &&
+	vmtest | grep -q -- "vm-run --kernel $vt .*run_one.sh ibpd_test -r pd.alloc_dealloc\$" &&
+	vmtest KERNEL=debug | grep -q -- 'vm-run --kernel debug .*run_one.sh ibpd_test'
+ok $? "make vm-test: runs run_one.sh TEST in the VM, on the matrix's vm-test-kernel or on KERNEL"
 
 # A fresh machine, as far as make can tell: kmod (depmod) is not
 # installed (dpkg-query says so) and not on PATH; apt-get records what

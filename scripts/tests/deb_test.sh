@@ -19,7 +19,7 @@ set -u
 . "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
 # shellcheck disable=SC2119 # no plan yet: it is printed once known
 tap_setup
-kernel=${IBPD_DEB_KERNEL:-6.1}
+kernel=${IBPD_DEB_KERNEL:-$("$top/scripts/build/matrix" default-kernel)}
 old=$top/out/deb
 new=$tmp/new
 
@@ -42,8 +42,7 @@ lintian --fail-on error,warning "$old/ibpd_${version}_$arch.changes" > "$tmp/out
 ok $? "lintian: no error, no warning ($(grep -c '^[EWIP]:' "$tmp/out") tags)"
 
 # dkms.conf of the one version; the provider's private ABI pinned.
-abi=$(objdump -T "/usr/lib/$ma/libibverbs.so.1" |
-	sed -n 's/.*IBVERBS_PRIVATE_\([0-9]*\).*/\1/p' | head -n 1)
+abi=$("$top/scripts/build/provider-abi" "/usr/lib/$ma/libibverbs.so.1")
 {
 	dpkg-deb --fsys-tarfile "$(deb ibpd-dkms all)" |
 		tar -xOf - "./usr/src/ibpd-$version/dkms.conf" > "$tmp/dkms.conf" &&

@@ -15,8 +15,7 @@ prefix=/usr/local
 # The functions of the DV header, and the symbols of the version map.
 funcs=$(sed -n 's/^[a-z].*[ *]\(ibpddv_[a-z_]*\)(.*/\1/p' "$top/user/provider/ibpddv.h" | sort)
 syms=$(sed -n 's/^\t\t\(ibpddv_[a-z_]*\);$/\1/p' "$top/user/provider/libibpd.map" | sort)
-abi=$(objdump -T /usr/lib/"$(gcc -print-multiarch)"/libibverbs.so.1 |
-	sed -n 's/.*IBVERBS_PRIVATE_\([0-9]*\).*/\1/p' | head -n 1)
+abi=$("$top/scripts/build/provider-abi")
 
 [ -n "$funcs" ] && [ "$funcs" = "$syms" ]
 diff <(echo "$funcs") <(echo "$syms") > "$tmp/out"

@@ -1,14 +1,44 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 #
-# Tests of the test tooling itself, kselftest-style TAP: the splat detector
-# on recorded console logs, the soak's verdict on recorded soak output, and
-# vm-run's exit status, working tree sharing and splat detection in a real
-# VM boot.
+# Tests of the test tooling itself, kselftest-style TAP: the matrix's
+# reader, the splat detector on recorded console logs, the soak's verdict
+# on recorded soak output, and vm-run's exit status, working tree sharing
+# and splat detection in a real VM boot.
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
-tap_setup 26
+tap_setup 33
 trap 'rm -rf "$tmp" "$top"/scripts/tests/untracked-*' EXIT
+
+# The matrix (scripts/matrix.conf) and its reader: what make reads of it
+# is what the scripts read.
+m=$top/scripts/build/matrix
+expect_rc 2 "matrix: an unknown name" "$m" no-such-name
+grep -q "matrix: no 'no-such-name' in .*scripts/matrix.conf" "$tmp/out"
+ok $? "matrix: the unknown name and the file are named"
+expect_rc 2 "matrix: no name" "$m"
+# shellcheck disable=SC2016 # make's $(...), not the shell's
+printf 'include %s\nall:\n\t@echo "$(kernels)|$(vm-modules)|$(word 3,$(rdma-core-$(word 1,$(rdma-cores))))"\n' \
+	"$top/scripts/matrix.conf" > "$tmp/matrix.mk"
+[ "$(make -s -f "$tmp/matrix.mk")" = \
+  "$("$m" kernels)|$("$m" vm-modules)|$("$m" "rdma-core-$("$m" rdma-cores 1)" 3)" ]
+ok $? "matrix: make's include and the reader agree (kernels, VM modules, a provider ABI)"
+st=0
+for k in $("$m" kernels); do
+	[ -n "$("$m" "kernel-$k" 2)" ] || st=1
+done
+ok $st "matrix: every kernel of kernels has its suite and version pattern"
+# provider-abi: of a libibverbs, and the rdma-core of the matrix for it
+echo "$("$m" provider-abi-node)$("$m" "rdma-core-$("$m" rdma-cores 1)" 3)" > "$tmp/v"
+(cd "$tmp" && printf 'int x;\n' > x.c && gcc -shared -fPIC -o libv.so.1 x.c \
+	-Wl,--version-script=<(printf '%s { global: x; local: *; };\n' "$(cat v)")) &&
+	[ "$("$top/scripts/build/provider-abi" "$tmp/libv.so.1")" = \
+	  "$("$m" "rdma-core-$("$m" rdma-cores 1)" 3)" ] &&
+	[ "$("$top/scripts/build/provider-abi" --rdma-core "$tmp/libv.so.1")" = \
+	  "$("$m" rdma-cores 1)" ]
+ok $? "provider-abi: the ABI of a library's private version node, and its rdma-core"
+expect_rc 1 "provider-abi: a library without the node" \
+	"$top/scripts/build/provider-abi" "$tmp/x.c"
 expect_rc 0 "splat-check: clean console log" "$top/scripts/vm/splat-check" "$here/logs/clean.log"
 for s in warning oops kasan lockdep kmemleak; do
 	expect_rc 1 "splat-check: $s is a splat" "$top/scripts/vm/splat-check" "$here/logs/$s.log"

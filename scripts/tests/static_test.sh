@@ -10,7 +10,7 @@ set -u
 . "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
 # shellcheck disable=SC2119 # no plan yet: it is printed once known
 tap_setup
-kernels=${KERNELS:-6.1 6.12 7}
+kernels=${KERNELS:-$("$top/scripts/build/matrix" kernels)}
 kdir=$("$top/scripts/build/kernel-dir" "${kernels%% *}")
 
 hdrs=$(cd "$top/uapi" && ls rdma/*.h)

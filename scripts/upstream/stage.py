@@ -4,7 +4,8 @@
 
 stage.py stage [--check] [SERIES] (what scripts/upstream/stage-upstream
 runs): each series as git format-patch --cover-letter output, against the
-newest packaged kernel source (SERIES, default 7) and rdma-core 65.0:
+kernel source of SERIES (default: scripts/matrix.conf's upstream-kernel)
+and the matrix's upstream-rdma-core:
   out/upstream/linux-fixes/  [PATCH rdma-rc n/m]: the ib_core fixes
                              that users reach (patches/core/fixes), for
                              the -rc branch and stable;
@@ -34,7 +35,7 @@ its patches, in the same form, ${name} standing for what staging knows
 (the kernel source, the patch counts).
 
 --check then applies each series to a pristine source (fixes to the
-kernel source, for-next on top of them, rdma-core to 65.0), builds the
+kernel source, for-next on top of them, rdma-core to its base), builds the
 series' drivers/infiniband/core, sw/rxe and sw/siw as modules for the
 stock kernel (scripts/build/kernel-build --upstream, the booted proof's
 build) and the rdma kselftests with W=1, runs checkpatch --strict on every
@@ -44,18 +45,20 @@ never loaded by a libibverbs of the other; and a check of the words of
 every log and cover letter (no unmerged kernel version, no invented
 identity); as kselftest TAP.
 
-The rdma-core series bumps the private ABI (IBVERBS_PABI_VERSION 66),
-which buildlib/check-build allows only with a PACKAGE_VERSION as new: its
-base is the released 65.0 with PACKAGE_VERSION set to the next release,
-66.0 (the cover letter says so).
+The rdma-core series bumps the private ABI (IBVERBS_PABI_VERSION, to the
+matrix's upstream-rdma-core-abi), which buildlib/check-build allows only
+with a PACKAGE_VERSION as new: its base is the released
+upstream-rdma-core with PACKAGE_VERSION set to the next release,
+upstream-rdma-core-next (the cover letter says so).
 
-stage.py rdma-core-build OUT: rdma-core 65.0 with the series in OUT
-applied and built (cached by the series' diffs in
-$IBPD_CACHE/rdma-core/staged-65.0-<hash>); prints that directory, whose
+stage.py rdma-core-build OUT: that base with the series in OUT applied and
+built (cached by the series' diffs in
+$IBPD_CACHE/rdma-core/staged-<base>-<hash>); prints that directory, whose
 src/build is the build (IN_PLACE: usable as is). upstream-proof uses it.
 
 stage.py rdma-core-tree OUT: the same, and prints its build tree (src/build),
-or fails when it does not build (user/provider/provider.mk: provider-abi66).
+or fails when it does not build (user/provider/provider.mk: the provider
+for the series' ABI).
 
 stage.py check-build-tests SCRIPT ARGS... (run in rdma-core's build
 directory): rdma-core's buildlib/check-build, less three tests (see
@@ -79,14 +82,27 @@ import time
 HERE = os.path.dirname(os.path.realpath(__file__))
 TOP = os.path.realpath(os.path.join(HERE, "..", ".."))
 CACHE = os.environ.get("IBPD_CACHE") or os.path.expanduser("~/.cache/ibpd")
-RDMA_CORE_VERSION = "65.0"
-# the private ABI of the released 65.0, and the one the series bumps it to
-# (its first patch changes the import_context contract)
-PABI_RELEASED = "65"
-PABI = "66"
-# the series' base: the release with the next release's PACKAGE_VERSION,
-# which buildlib/check-build wants at least as new as the private ABI
-RDMA_CORE_NEXT = "66.0"
+
+
+def matrix(name):
+    """A value of the test matrix, scripts/matrix.conf ("NAME = VALUE")."""
+    with open(os.path.join(TOP, "scripts", "matrix.conf")) as f:
+        for line in f:
+            k, eq, v = line.partition("=")
+            if eq and not k.startswith("#") and k.strip() == name:
+                return v.strip()
+    raise KeyError(f"no {name} in scripts/matrix.conf")
+
+
+# The series' base (scripts/matrix.conf): the released rdma-core, its
+# private ABI and the one the series bumps it to (its first patch changes
+# the import_context contract), and the next release's PACKAGE_VERSION,
+# which buildlib/check-build wants at least as new as the private ABI.
+RDMA_CORE_VERSION = matrix("upstream-rdma-core")
+PABI_RELEASED = matrix(f"rdma-core-{RDMA_CORE_VERSION}").split()[2]
+PABI = matrix("upstream-rdma-core-abi")
+RDMA_CORE_NEXT = matrix("upstream-rdma-core-next")
+PABI_NODE = matrix("provider-abi-node")
 COVER = "0000-cover-letter.patch"
 PROG = "stage-upstream"
 
@@ -351,7 +367,7 @@ def rdma_core_pristine(d):
     shutil.rmtree(unpack, ignore_errors=True)
     os.makedirs(unpack)
     subprocess.run(["tar", "-C", unpack, "-xzf", orig], check=True)
-    # 65.0's tarball unpacks to a directory named after a git hash
+    # the tarball may unpack to a directory named after a git hash
     top = next(e.path for e in os.scandir(unpack) if e.is_dir())
     os.rename(top, d)
     os.rmdir(unpack)
@@ -449,7 +465,7 @@ def stage(argv):
     check = bool(argv) and argv[0] == "--check"
     if check:
         argv = argv[1:]
-    series = argv[0] if argv else "7"
+    series = argv[0] if argv else matrix("upstream-kernel")
 
     # Whoever stages the series sends it and signs it off.
     name = output(["git", "-C", TOP, "config", "user.name"])
@@ -961,8 +977,8 @@ class RdmaCoreCheck:
     @staticmethod
     def contract(build, pristine, w, f):
         """libibpd (user/provider) built against the released rdma-core
-        (private ABI 65, the old import_context contract) and against the
-        series' (66, the new one); each libibverbs looks for
+        (its private ABI, the old import_context contract) and against the
+        series' (the bumped one, the new contract); each libibverbs looks for
         lib<name>-rdmav<its ABI>.so only, and the dynamic linker refuses
         the provider of the other ABI (its IBVERBS_PRIVATE_ version is not
         there), while the matched pairs load."""
@@ -1002,7 +1018,7 @@ class RdmaCoreCheck:
                         f"{said[0] if r.returncode else 'loaded'}\n")
                 good &= (r.returncode == 0) == want
                 if not want:
-                    good &= f"IBVERBS_PRIVATE_{prov_abi}' not found" in \
+                    good &= f"{PABI_NODE}{prov_abi}' not found" in \
                         r.stdout
         f.flush()
         print(read(f.name), end="", flush=True)
@@ -1015,7 +1031,7 @@ class RdmaCoreCheck:
         lib = os.path.join(build, "lib")
         imports = ["verbs_import_pd", "verbs_unimport_pd", "verbs_import_mr",
                    "verbs_unimport_mr", "_verbs_import_and_alloc_context"]
-        wanted = [("ibverbs", "libibverbs.so.1", f"IBVERBS_PRIVATE_{PABI} +",
+        wanted = [("ibverbs", "libibverbs.so.1", f"{PABI_NODE}{PABI} +",
                    imports)]
         wanted += [(drv, f"lib{drv}-rdmav{PABI}.so", " ", imports)
                    for drv in ("rxe", "siw")]
@@ -1063,7 +1079,7 @@ class RdmaCoreCheck:
     # internal ones (publish_internal_headers: not installed), so they are
     # in no library's public interface: librdmacm, libibumad, libibmad,
     # libibnetdisc and the DV libraries (libmlx5, libefa, ...) keep their
-    # ABI, and the pristine 65.0 (scripts/build/rdma-core-fetch) does not
+    # ABI, and the pristine base (scripts/build/rdma-core-fetch) does not
     # build them. A path outside this list fails the check until it is
     # placed here.
     ABI_SCOPE = {
@@ -1181,7 +1197,7 @@ def check_build_tests(argv):
     ABI of every provider, the published and installed headers compiled
     alone in C and C++, the libraries' names against the release), less
     two: the static link test, which wants an -DENABLE_STATIC=1 build and
-    fails on a pristine 65.0 here too, and the ABI test, test_verbs_uapi,
+    fails on the pristine base here too, and the ABI test, test_verbs_uapi,
     which RdmaCoreCheck.abi() runs in the form a stable branch would."""
     script = "../" + argv[0]
     sys.argv = [script] + argv[1:]

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 #
 # run_one.sh PROG [ARGS...]: one test program in the test VM, for make
-# vm-test (scripts/vm/vm-run --modules "crc32_generic? rdma_rxe dummy"):
+# vm-test (scripts/vm/vm-run --rxe):
 # brings up rxe0 over dummy0 beside ibpd0, as run_vm.sh does, then runs
 # PROG with ARGS. PROG is a path, or the name of a kselftest program
 # (build/selftests/PROG, build/selftests/stress/PROG), of a kselftest
@@ -37,8 +37,7 @@ fi
 
 case $(realpath "$prog") in
 "$(realpath "$build")/provider/"*)
-	abi=$(objdump -T "/usr/lib/$(gcc -print-multiarch)/libibverbs.so.1" |
-		sed -n 's/.*IBVERBS_PRIVATE_\([0-9]*\).*/\1/p' | head -n 1)
+	abi=$("$dir/../../scripts/build/provider-abi")
 	export LD_LIBRARY_PATH="$build/provider/abi$abi"
 	export RDMAV_DRIVERS="$build/provider/abi$abi/libibpd"
 	;;

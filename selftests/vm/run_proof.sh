@@ -3,8 +3,9 @@
 #
 # run_proof.sh: upstream-proof's part in the test VM
 # (scripts/upstream/upstream-proof starts it with scripts/vm/vm-run, with
-# IBPD_PROOF=upstream on the stock 7 image with the patched modules, or
-# IBPD_PROOF=stock on a stock kernel). What the host built comes in the
+# IBPD_PROOF=upstream on the upstream-kernel's stock image with the patched
+# modules, or IBPD_PROOF=stock on a stock kernel, IBPD_PROOF_KSFT=1 on that
+# same stock kernel: scripts/matrix.conf). What the host built comes in the
 # environment: IBPD_RDMA_CORE (rdma-core with the staged series),
 # IBPD_PROVIDER (ibpd's provider for it), IBPD_KSFT (the rdma kselftests,
 # installed with their runner); seed_test is upstream-proof's build, in
@@ -40,10 +41,10 @@ if [ "$IBPD_PROOF" = stock ] && ! grep -qw siw /proc/modules; then
 fi
 
 # The kernel's rdma kselftests, first (they make rxe devices of their
-# own), through the runner: on the patched modules and on the newest stock
+# own), through the runner: on the patched modules and on their stock
 # kernel. modprobe and modinfo find the booted kernel's modules (the stock
-# 7 and its patched modules have the same release).
-if [ "$IBPD_PROOF" = upstream ] || [ "${IBPD_KERNEL_RELEASE%%.*}" -ge 7 ]; then
+# kernel and its patched modules have the same release).
+if [ "$IBPD_PROOF" = upstream ] || [ "${IBPD_PROOF_KSFT:-0}" = 1 ]; then
 	m=/lib/modules/$(uname -r)
 	[ -e "$m" ] || { mkdir -p /lib/modules &&
 		ln -s "$IBPD_KERNEL_DIR/root/lib/modules/$(uname -r)" "$m"; }
@@ -108,8 +109,9 @@ for dev in ${want#ibpd0 }; do
 done
 
 # rdma-core's own tests, built with it, against the expectations of
-# selftests/verbs/pyverbs.expect (version "staged": 65.0 with the series,
-# on the patched kernel): import now works on rxe0 and siw0 too.
+# selftests/verbs/pyverbs.expect (version "staged": the matrix's
+# upstream-rdma-core with the series, on the patched kernel): import now
+# works on rxe0 and siw0 too.
 v=$top/selftests/verbs
 if [ "$IBPD_PROOF" = upstream ]; then
 	for dev in $want; do

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 #
 # run_verbs.sh [LIBS...]: the verbs-level tests (selftests/verbs) in the
-# test VM (scripts/vm/vm-run --modules "crc32_generic? rdma_rxe dummy"), with each
-# libibverbs of LIBS (default: system 56.1 65.0): "system" is the installed
+# test VM (scripts/vm/vm-run --rxe), with each libibverbs of LIBS (default:
+# "system" and the matrix's rdma-cores): "system" is the installed
 # one, a version is Debian's rdma-core built in the cache
 # (scripts/build/rdma-core-fetch). ibpd's provider is the one built for that
 # libibverbs' provider ABI, loaded uninstalled (RDMAV_DRIVERS). Per
@@ -24,22 +24,18 @@ top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 verbs=$top/selftests/verbs
 b=$top/build/provider
 libs=("$@")
-[ ${#libs[@]} != 0 ] || libs=(system 56.1 65.0)
+# shellcheck disable=SC2207 # the versions are words
+[ ${#libs[@]} != 0 ] || libs=(system $("$top/scripts/build/matrix" rdma-cores))
 
 [ -n "${IBPD_IN_VM:-}" ] ||
-	{ echo "$0: run me in the test VM: scripts/vm/vm-run --modules \"crc32_generic? rdma_rxe dummy\" -- $0" >&2; exit 2; }
-
-sys_abi() {
-	objdump -T "/usr/lib/$(gcc -print-multiarch)/libibverbs.so.1" |
-		sed -n 's/.*IBVERBS_PRIVATE_\([0-9]*\).*/\1/p' | head -n 1
-}
+	{ echo "$0: run me in the test VM: scripts/vm/vm-run --rxe -- $0" >&2; exit 2; }
 
 # use_lib LIB: the environment that runs programs on libibverbs LIB.
 use_lib() {
 	local abi
 	rc=
 	if [ "$1" = system ]; then
-		abi=$(sys_abi)
+		abi=$("$top/scripts/build/provider-abi")
 		export LD_LIBRARY_PATH=$b/abi$abi
 	else
 		rc=$(IBPD_CACHE=${IBPD_CACHE:-$HOME/.cache/ibpd} "$top/scripts/build/rdma-core-fetch" "$1") || return 1

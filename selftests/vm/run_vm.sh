@@ -1,9 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 #
-# Runs inside the test VM (scripts/vm/vm-run --modules "crc32_generic rdma_rxe
-# dummy"): brings up rxe0 over dummy0 as ibpd's neighbour when rxe is
-# loaded, then every ibpd selftest program (kselftest TAP on stdout), the
+# Runs inside the test VM (scripts/vm/vm-run --rxe): brings up rxe0 over
+# dummy0 as ibpd's neighbour when rxe is loaded, then every ibpd selftest program (kselftest TAP on stdout), the
 # unload test last. Exit status 0 when everything passed.
 dir=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=selftests/vm/lib.sh

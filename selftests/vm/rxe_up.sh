@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 #
-# In the test VM (scripts/vm/vm-run --modules "crc32_generic? rdma_rxe dummy"):
+# In the test VM (scripts/vm/vm-run --rxe):
 # brings up rxe0 over dummy0, ibpd's upstream neighbour and reference.
 # Exit status 0 when rxe0 is up.
 [ -d /sys/module/rdma_rxe ] || { echo "# rdma_rxe is not loaded"; exit 1; }

@@ -2,9 +2,10 @@
 #
 # The ibpd rdma-core provider and direct-verbs library, one shared object
 # (libibpd.so.1; libibverbs loads it as libibpd-rdmavNN.so), built
-# against Debian's rdma-core tree of the matching provider ABI
-# (scripts/build/rdma-core-fetch: ABI 34 from 56.1, ABI 65 from 65.0), or
-# for ABI 66 against rdma-core 65.0 with the staged upstream series, which
+# against Debian's rdma-core tree of the matching provider ABI (the
+# matrix's rdma-cores and their ABIs, scripts/matrix.conf;
+# scripts/build/rdma-core-fetch), or for the upstream-rdma-core-abi
+# against the upstream-rdma-core with the staged upstream series, which
 # bumps the private ABI (scripts/upstream/stage.py rdma-core-build of
 # out/upstream/rdma-core: make stage-upstream first). The
 # verbs tests that use it have a Makefile of their own (selftests/verbs/).
@@ -14,8 +15,9 @@
 # works alone: make -f user/provider/provider.mk provider
 #
 #   provider            for the provider ABI of the system's libibverbs
-#   provider-all        for every ABI of a released rdma-core (34, 65)
-#   provider-abi66      for the private ABI of the staged rdma-core series
+#   provider-all        for the ABI of every released rdma-core of the matrix
+#   provider-abiNN      (NN: upstream-rdma-core-abi) for the private ABI of
+#                       the staged rdma-core series
 #   provider-abiNN      for ABI NN: $(B)/provider/abiNN/ (IBPD_RDMA_CORE_NN:
 #                       against that rdma-core build tree instead of the
 #                       cache's, e.g. the staged series' build, or
@@ -26,20 +28,20 @@ B          ?= build
 CC         ?= gcc
 CFLAGS     ?= -O2 -g
 
+include scripts/matrix.conf
+
 # The provider ABI (IBVERBS_PRIVATE_NN) of the installed libibverbs.
 provider-sys-lib := /usr/lib/$(shell $(CC) -print-multiarch)/libibverbs.so.1
-provider-sys-abi := $(shell objdump -T $(provider-sys-lib) 2>/dev/null | \
-	sed -n 's/.*IBVERBS_PRIVATE_\([0-9]*\).*/\1/p' | head -n 1)
+provider-sys-abi := $(shell scripts/build/provider-abi $(provider-sys-lib))
 
-# The Debian rdma-core whose tree each provider ABI is built against.
-provider-rdma-core-34 := 56.1
-provider-rdma-core-65 := 65.0
-provider-abis := 34 65
-# The command that prints the rdma-core build tree of each ABI: the
-# Debian ones, and for 66 the staged series' (stage.py rdma-core-tree).
-provider-tree-34 := scripts/build/rdma-core-fetch $(provider-rdma-core-34)
-provider-tree-65 := scripts/build/rdma-core-fetch $(provider-rdma-core-65)
-provider-tree-66 := /usr/bin/python3 scripts/upstream/stage.py \
+# The provider ABI of each released rdma-core of the matrix, and the
+# command that prints the build tree each ABI is built against: the
+# Debian ones', and the staged series' (stage.py rdma-core-tree).
+provider-abis := $(foreach v,$(rdma-cores),$(word 3,$(rdma-core-$(v))))
+$(foreach v,$(rdma-cores),$(eval \
+	provider-tree-$(word 3,$(rdma-core-$(v))) := scripts/build/rdma-core-fetch $(v)))
+provider-staged-abi := $(upstream-rdma-core-abi)
+provider-tree-$(provider-staged-abi) := /usr/bin/python3 scripts/upstream/stage.py \
 	rdma-core-tree out/upstream/rdma-core
 
 provider-srcs := $(addprefix user/provider/,ibpd.c cmd_pd.c verbs.c dv.c)
@@ -54,7 +56,7 @@ provider-ldflags := -shared -Wl,-soname,libibpd.so.1 \
 	-Wl,-z,defs -Wl,-z,relro -Wl,-z,now
 
 .PHONY: provider provider-all provider-clean \
-	$(addprefix provider-abi,$(sort $(provider-abis) 66))
+	$(addprefix provider-abi,$(sort $(provider-abis) $(provider-staged-abi)))
 
 provider: provider-abi$(provider-sys-abi)
 
@@ -85,7 +87,7 @@ $(B)/provider/abi$(1)/libibpd.so.1: $(provider-deps)
 	ln -sfn libibpd.so.1 $$(@D)/libibpd-rdmav$(1).so
 	ln -sfn libibpd.so.1 $$(@D)/libibpd.so
 endef
-$(foreach abi,$(sort $(provider-abis) 66),$(eval $(call provider-build,$(abi))))
+$(foreach abi,$(sort $(provider-abis) $(provider-staged-abi)),$(eval $(call provider-build,$(abi))))
 
 # <infiniband/ibpddv.h> as applications include it.
 $(B)/provider/include/infiniband/ibpddv.h: user/provider/ibpddv.h
