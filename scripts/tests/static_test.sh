@@ -60,15 +60,15 @@ perl "$kdir/source/scripts/checkpatch.pl" --no-tree --strict --terse \
 ! grep -q -E 'ERROR|WARNING|CHECK' "$tmp/out"
 ok $? "checkpatch --strict: 0 errors, 0 warnings, 0 checks"
 
-# Every tracked script, by name or by its #! line. shellcheck follows what
-# they source, from their own directory (.shellcheckrc: a plain shellcheck
-# of one script says the same); each exclusion sits in the script with its
-# reason.
+# Every tracked script, by name or by its #! line (busybox sh's too). What
+# they source is checked from their own directory (.shellcheckrc: a
+# plain run on one script says the same); each exclusion sits in the
+# script with its reason.
 scripts=$(cd "$top" && git ls-files | while read -r f; do
 	case $f in
 	*.sh) echo "$f" ;;
 	*.py) ;;
-	*) head -c 64 "$f" 2> /dev/null | grep -q '^#!.*\(bash\|/sh\)' && echo "$f" ;;
+	*) head -c 64 "$f" 2> /dev/null | grep -q '^#!.*\(bash\|[/ ]sh\)' && echo "$f" ;;
 	esac
 done)
 pys=$(cd "$top" && git ls-files | while read -r f; do
