@@ -5,8 +5,10 @@
 # (out/bench/bench.json of each; copy it away between runs).
 #
 # Two runs, say before and after a patch: each ratio of both, the change,
-# and "changed" when their 95% intervals do not overlap. Three or more,
-# say to see that the bench repeats: each ratio's deviation from the
+# and "changed" when their 95% intervals do not overlap and it is at least
+# IBPD_BENCH_MIN_CHANGE (default 1%): under -icount an op's cost is nearly
+# exact, and a few instructions more are apart without mattering. Three
+# or more, say to see that the bench repeats: each ratio's deviation from the
 # median of the runs, flagged beyond IBPD_BENCH_TOLERANCE (default 5%).
 # Exit status 1 when a ratio changed (two runs) or is off (more).
 """Compare the ratios of make bench runs."""
@@ -55,6 +57,7 @@ def main():
               file=sys.stderr)
         return 2
     tol = float(os.environ.get("IBPD_BENCH_TOLERANCE", "5")) / 100
+    floor = float(os.environ.get("IBPD_BENCH_MIN_CHANGE", "1")) / 100
     runs = []
     for p in paths:
         with open(p, encoding="utf-8") as f:
@@ -70,8 +73,9 @@ def main():
         if len(runs) == 2:
             a, b = figs
             change = b["value"] / a["value"] - 1
-            apart = (b["lo"] > a["hi"] if a["hi"] is not None else False) or \
-                (b["hi"] is not None and b["hi"] < a["lo"])
+            apart = ((b["lo"] > a["hi"] if a["hi"] is not None else False) or
+                     (b["hi"] is not None and b["hi"] < a["lo"])) and \
+                abs(change) >= floor
             bad += apart
             worst = max(worst, abs(change))
             note = "changed" if apart else ""
@@ -84,7 +88,8 @@ def main():
             bad += off
             worst = max(worst, dev)
             print(f"{n:<{width}}  {cells}  {dev:6.1%}{' off' if off else ''}")
-    what = "changed (intervals apart)" if len(runs) == 2 else \
+    what = f"changed (intervals apart, by {floor:.0%} or more)" \
+        if len(runs) == 2 else \
         f"off by more than {tol:.0%} from the median"
     print(f"\n{len(names)} ratios, {bad} {what}; the largest change "
           f"{worst:.1%}")

@@ -50,7 +50,9 @@
  * Environment: IBPD_BENCH_MAX_LIVE (default 1000000) caps the scale test,
  * IBPD_BENCH_QUICK=1 makes every measurement short (for a smoke test),
  * IBPD_BENCH_ROUNDS and IBPD_BENCH_BATCH_US override the rounds of a
- * group and the length of a batch.
+ * group and the length of a batch; IBPD_BENCH_CLOCK names the clock
+ * the VM gives (scripts/tests/bench: "icount", guest instructions, or
+ * "host"), for the report.
  */
 
 #include <dirent.h>
@@ -1155,6 +1157,7 @@ int main(void)
 	const char *env = getenv("IBPD_BENCH_MAX_LIVE");
 	long max_live = env ? atol(env) : FULL_SCALE;
 	bool quick = getenv("IBPD_BENCH_QUICK") != NULL;
+	const char *clock;
 	struct utsname u;
 	struct dev ib, rxe;
 
@@ -1179,11 +1182,13 @@ int main(void)
 	calibrate_timer();
 	srandom(1);
 	uname(&u);
-	record("run", "\"kernel\": \"%s\", \"cpus\": %ld, \"rounds\": %d, "
+	clock = getenv("IBPD_BENCH_CLOCK");
+	record("run", "\"kernel\": \"%s\", \"clock\": \"%s\", "
+	       "\"cpus\": %ld, \"rounds\": %d, "
 	       "\"batch_ms\": %.2f, \"warm_ms\": %.0f, \"max_live\": %ld, "
 	       "\"timer_ns\": %.1f, \"outlier_x\": %d, "
 	       "\"outlier_min_us\": %d, \"kaslr\": %s, \"aslr\": %s",
-	       u.release,
+	       u.release, clock && *clock ? clock : "host",
 	       sysconf(_SC_NPROCESSORS_ONLN), rounds, batch_ns / 1e6,
 	       warm_ns / 1e6, max_live, timer_ticks * ns_per_tick, OUTLIER_X,
 	       OUTLIER_MIN_NS / 1000, kaslr() ? "true" : "false",

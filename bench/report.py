@@ -195,8 +195,14 @@ def main():
     out = lines.append
     layout = ", ".join(w for w, on in (("KASLR", run.get("kaslr")),
                                        ("ASLR", run.get("aslr"))) if on)
-    out(f"ibpd bench: kernel {run['kernel']}, {run['cpus']} vCPUs under qemu "
-        f"TCG, pinned to one{'; ' + layout + ' on' if layout else ''}; "
+    if run.get("clock") == "icount":
+        timed = ("timed in guest instructions (qemu -icount: 1 ns each, "
+                 "whatever the host does)")
+    else:
+        timed = "timed in host time"
+    out(f"ibpd bench: kernel {run['kernel']}, {run['cpus']} vCPU(s) under "
+        f"qemu TCG, {timed}, pinned to one"
+        f"{'; ' + layout + ' on' if layout else ''}; "
         f"each figure the median of {run['rounds']} rounds of "
         f"~{run['batch_ms']} ms batches, the ops of a group taking turns in "
         "each round")
@@ -314,8 +320,13 @@ def main():
         out(f"  ibpd0/rxe0: {fmt_x(mem_x)}")
     out("")
 
-    out("throughput of processes sharing one file (ops/s, each vCPU over "
-        "the time the host ran it; x 1 process, per round)")
+    if run.get("cpus") == 1:
+        out("throughput of processes sharing one file and one vCPU (ops/s; "
+            "x 1 process, per round): what they cost each other, not a "
+            "speed-up (IBPD_BENCH_CLOCK=host: two vCPUs)")
+    else:
+        out("throughput of processes sharing one file (ops/s, each vCPU "
+            "over the time the host ran it; x 1 process, per round)")
     keys = sorted({(r["device"], r["op"]) for r in procs})
     nps = sorted({r["procs"] for r in procs})
     pr = {(r["device"], r["op"], r["procs"]): r["rounds_ops_per_s"]
@@ -389,6 +400,15 @@ def main():
         f = t["value"]
         out(f"  {t['verdict']:<9} {t['target']}: "
             f"{'-' if f is None else fmt_iv(f)}")
+    # The import allocates and frees the struct ibv_pd it returns, as
+    # every provider's import does: what that costs against its ioctl.
+    cf, bare = ns("ibpd0", "calloc_free"), ns("ibpd0", "import_ioctl")
+    it = next(t for t in targets if t["target"].startswith("ibv_import_pd"))
+    if cf and bare and it["value"] and it["verdict"] != "met":
+        out(f"  (of the import's {it['value']['value']:.2f}x, "
+            f"{cf['value'] / bare['value']:.2f}x is the calloc+free of the "
+            "struct ibv_pd it returns, which every provider's import does: "
+            "Documentation/testing.rst, Benchmarks)")
     if top < 1000000:
         out(f"  (the scale stopped at {live_label(top)} live PDs: "
             "IBPD_BENCH_MAX_LIVE)")

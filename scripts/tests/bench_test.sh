@@ -103,12 +103,13 @@ assert {c["device"] for c in d["close"]} == {"ibpd0", "rxe0"}
 assert {p["procs"] for p in d["procs"]} == {1, 2, 4}
 assert len(d["targets"]) == 8
 assert d["run"]["kaslr"] is False and d["run"]["aslr"] is False, d["run"]
+assert d["run"]["clock"] == "icount" and d["run"]["cpus"] == 1, d["run"]
 lim, = d["limits"]
 assert lim["device"] == "ibpd0" and lim["max_pd"] >= lim["max_pd_needed"] > 1000000, lim
 assert any(t["verdict"] == "met" and "max_pd allows the full scale" in t["target"]
            for t in d["targets"]), d["targets"]
 PY
-ok $? "bench.json has every group: ops on both devices, libibverbs against bare, scale, memory, close, processes, the limit raised for the full scale, and the run at fixed addresses"
+ok $? "bench.json has every group: ops on both devices, libibverbs against bare, scale, memory, close, processes, the limit raised for the full scale, and the run at fixed addresses, timed in guest instructions"
 
 # Every figure carries its spread: in bench.json each one (an object with
 # a "value") has its 95% interval around it, in report.txt each figure of
