@@ -98,7 +98,7 @@ module:
 	ln -sfn $(CURDIR)/kernel/Makefile $(KMOD)/Makefile; \
 	ln -sfn $(CURDIR)/uapi $(KMOD)/uapi; \
 	for f in $(CURDIR)/kernel/*.[ch]; do ln -sfn $$f $(KMOD)/; done; \
-	for f in $(CURDIR)/compat/compat.[ch] $(CURDIR)/compat/Kbuild.include; do \
+	for f in $(CURDIR)/compat/compat.h $(CURDIR)/compat/Kbuild.include; do \
 		ln -sfn $$f $(KMOD)/compat/; done; \
 	$(MAKE) -C $(KDIR) M=$(KMOD) modules'
 
