@@ -146,7 +146,7 @@ verbs-check: provider-all verbs-tests
 	scripts/vm/vm-run --kernel $(KERNEL) --modules "crc32_generic? rdma_rxe dummy" -- \
 		selftests/vm/run_verbs.sh
 
-$(B)/bench/ibpd_bench: bench/ibpd_bench.c \
+$(B)/bench/ibpd_bench: bench/ibpd_bench.c selftests/ibpd_debugfs.h \
 		$(B)/provider/include/infiniband/ibpddv.h $(SYSLIB)/libibpd.so.1
 	@mkdir -p $(dir $@)
 	$(CC) $(UCFLAGS) -o $@ $< $(DVFLAGS) \

@@ -475,14 +475,14 @@ static int link_remove(const char *name)
 /* The devices that ibpd's debugfs has a directory for. */
 static int dbg_count_devs(void)
 {
-	DIR *d = opendir("/sys/kernel/debug/ibpd");
-	struct dirent *de;
+	DIR *d = opendir(IBPD_DBG_ROOT);
+	char dir[256];
 	int n = 0;
 
 	if (!d)
 		return -1;
-	while ((de = readdir(d)))
-		n += de->d_name[0] != '.';
+	while (!dbg_dir_next(d, dir, sizeof(dir)))
+		n++;
 	closedir(d);
 	return n;
 }

@@ -10,7 +10,6 @@
 #ifndef IBPD_TEST_H
 #define IBPD_TEST_H
 
-#include <dirent.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -29,6 +28,8 @@
 #include <rdma/rdma_user_ioctl_cmds.h>
 #include <rdma/ibpd-abi.h>
 #include <rdma/ibpd_user_ioctl_cmds.h>
+
+#include "ibpd_debugfs.h"
 
 /* As the kernel's IB_DEVICE_NAME_MAX */
 #define IB_DEVICE_NAME_MAX 64
@@ -116,58 +117,6 @@ static inline int raw_exec(int fd, struct raw_cmd *c)
 		c->hdr.length = sizeof(c->hdr) +
 				c->hdr.num_attrs * sizeof(c->attrs[0]);
 	return ioctl(fd, RDMA_VERBS_IOCTL, &c->hdr) ? errno : 0;
-}
-
-/*
- * The entry of directory ROOT (whose name starts with PREFIX) holding a
- * file FILE that says NAME, into entry: 0, or -1 if none.
- */
-static inline int find_named(const char *root, const char *prefix,
-			     const char *file, const char *name, char *entry,
-			     size_t len)
-{
-	char path[512], cur[IB_DEVICE_NAME_MAX + 2];
-	struct dirent *de;
-	int ret = -1;
-	DIR *d;
-	FILE *f;
-
-	d = opendir(root);
-	if (!d)
-		return -1;
-	while (ret && (de = readdir(d))) {
-		if (de->d_name[0] == '.' ||
-		    strncmp(de->d_name, prefix, strlen(prefix)))
-			continue;
-		snprintf(path, sizeof(path), "%s/%.64s/%s", root, de->d_name,
-			 file);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		if (fgets(cur, sizeof(cur), f)) {
-			cur[strcspn(cur, "\n")] = 0;
-			if (!strcmp(cur, name))
-				ret = snprintf(entry, len, "%s", de->d_name) <
-				      (int)len ? 0 : -1;
-		}
-		fclose(f);
-	}
-	closedir(d);
-	return ret;
-}
-
-/*
- * The debugfs directory of device NAME: named after the device's index,
- * its "name" file tells the current name. Returns 0, or -1 if none.
- */
-static inline int dbg_dir(char *buf, size_t len, const char *name)
-{
-	const char *root = "/sys/kernel/debug/ibpd";
-	char ent[64];
-
-	if (find_named(root, "", "name", name, ent, sizeof(ent)))
-		return -1;
-	return snprintf(buf, len, "%s/%s", root, ent) < (int)len ? 0 : -1;
 }
 
 /*
@@ -547,18 +496,7 @@ static inline int dbg_count_lines(const char *file)
 
 static inline int dbg_write(const char *file, long long v)
 {
-	char path[256];
-	FILE *f;
-	int ret;
-
-	dbg_path(path, sizeof(path), file);
-	f = fopen(path, "w");
-	if (!f)
-		return -1;
-	ret = fprintf(f, "%lld\n", v) < 0 ? -1 : 0;
-	if (fclose(f))
-		ret = -1;
-	return ret;
+	return dbg_write_dev(test_dev(), file, v);
 }
 
 /* Writes str to the file at path: 0, or the errno of the open or write. */
