@@ -30,7 +30,7 @@
 #include <infiniband/verbs.h>
 #include <infiniband/ibpddv.h>
 
-#include "kselftest_harness.h"
+#include "../ibpd_harness.h"
 #include "verbs_test.h"
 #include "../ibpd_debugfs.h"
 
