@@ -1667,13 +1667,12 @@ FIXTURE_TEARDOWN(abi)
 		EXPECT_EQ(0, close(self->fd));
 }
 
+/* The import that the ABI tests change: handle, RESP_PDN, RESP_USECNT. */
 static void import_cmd(struct raw_cmd *c, uint32_t handle, uint32_t *pdn,
 		       uint32_t *usecnt)
 {
-	raw_init(c, UVERBS_OBJECT_PD, IBPD_METHOD_PD_IMPORT);
-	raw_attr(c, IBPD_ATTR_PD_IMPORT_HANDLE, 0, handle);
-	raw_attr(c, IBPD_ATTR_PD_IMPORT_RESP_PDN, 4, (uintptr_t)pdn);
-	raw_attr(c, IBPD_ATTR_PD_IMPORT_RESP_USECNT, 4, (uintptr_t)usecnt);
+	test_pd_import_cmd(c, handle, pdn,
+			   &(struct test_import_opt){ .usecnt = usecnt });
 }
 
 TEST_F(abi, import_ok)

@@ -277,6 +277,46 @@ static inline int test_pd_destroy(int fd, uint32_t handle)
 }
 
 /*
+ * The optional attributes of IBPD_METHOD_PD_IMPORT, each sent when it is
+ * not NULL: the pdn and the identity the PD must have (else ESTALE), and
+ * where its use count and identity go.
+ */
+struct test_import_opt {
+	const uint32_t *want_pdn;
+	uint32_t *usecnt;
+	const uint64_t *want_id;
+	uint64_t *id;
+};
+
+/*
+ * The import of handle, built in c and not sent: the handle, the pdn's
+ * place (mandatory), then the attributes of opt (which may be NULL) in
+ * the order of struct test_import_opt. The ABI tests send it changed.
+ */
+static inline void test_pd_import_cmd(struct raw_cmd *c, uint32_t handle,
+				      uint32_t *pdn,
+				      const struct test_import_opt *opt)
+{
+	raw_init(c, UVERBS_OBJECT_PD, IBPD_METHOD_PD_IMPORT);
+	raw_attr(c, IBPD_ATTR_PD_IMPORT_HANDLE, 0, handle);
+	raw_attr(c, IBPD_ATTR_PD_IMPORT_RESP_PDN, sizeof(*pdn), (uintptr_t)pdn);
+	if (!opt)
+		return;
+	if (opt->want_pdn)
+		raw_in(c, IBPD_ATTR_PD_IMPORT_PDN, opt->want_pdn,
+		       sizeof(*opt->want_pdn));
+	if (opt->usecnt)
+		raw_attr(c, IBPD_ATTR_PD_IMPORT_RESP_USECNT,
+			 sizeof(*opt->usecnt), (uintptr_t)opt->usecnt);
+	if (opt->want_id)
+		raw_in(c, IBPD_ATTR_PD_IMPORT_ID, opt->want_id,
+		       sizeof(*opt->want_id));
+	if (opt->id)
+		raw_attr(c, IBPD_ATTR_PD_IMPORT_RESP_ID, sizeof(*opt->id),
+			 (uintptr_t)opt->id);
+}
+
+/*
  * IBPD_METHOD_PD_IMPORT; want_id (ESTALE unless it matches), pdn, id and
  * usecnt may be NULL.
  */
@@ -284,22 +324,13 @@ static inline int test_pd_import(int fd, uint32_t handle,
 				 const uint64_t *want_id, uint32_t *pdn,
 				 uint64_t *id, uint32_t *usecnt)
 {
+	struct test_import_opt opt = {
+		.usecnt = usecnt, .want_id = want_id, .id = id,
+	};
 	struct raw_cmd c;
 	uint32_t p;
 
-	raw_init(&c, UVERBS_OBJECT_PD, IBPD_METHOD_PD_IMPORT);
-	raw_attr(&c, IBPD_ATTR_PD_IMPORT_HANDLE, 0, handle);
-	raw_attr(&c, IBPD_ATTR_PD_IMPORT_RESP_PDN, sizeof(p),
-		 (uintptr_t)(pdn ? pdn : &p));
-	if (want_id)
-		raw_attr(&c, IBPD_ATTR_PD_IMPORT_ID, sizeof(*want_id),
-			 *want_id);
-	if (id)
-		raw_attr(&c, IBPD_ATTR_PD_IMPORT_RESP_ID, sizeof(*id),
-			 (uintptr_t)id);
-	if (usecnt)
-		raw_attr(&c, IBPD_ATTR_PD_IMPORT_RESP_USECNT, sizeof(*usecnt),
-			 (uintptr_t)usecnt);
+	test_pd_import_cmd(&c, handle, pdn ? pdn : &p, &opt);
 	return raw_exec(fd, &c);
 }
 
@@ -309,13 +340,11 @@ static inline int test_pd_import(int fd, uint32_t handle,
  */
 static inline int test_pd_import_pdn(int fd, uint32_t handle, uint32_t pdn)
 {
+	struct test_import_opt opt = { .want_pdn = &pdn };
 	struct raw_cmd c;
 	uint32_t p;
 
-	raw_init(&c, UVERBS_OBJECT_PD, IBPD_METHOD_PD_IMPORT);
-	raw_attr(&c, IBPD_ATTR_PD_IMPORT_HANDLE, 0, handle);
-	raw_attr(&c, IBPD_ATTR_PD_IMPORT_RESP_PDN, sizeof(p), (uintptr_t)&p);
-	raw_in(&c, IBPD_ATTR_PD_IMPORT_PDN, &pdn, sizeof(pdn));
+	test_pd_import_cmd(&c, handle, &p, &opt);
 	return raw_exec(fd, &c);
 }
 
