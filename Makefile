@@ -92,17 +92,17 @@ all: build-deps
 build-deps:
 	scripts/build/install-deps --build
 
-# The module's directory as in tree, kernel/Makefile its object list, with
-# compat/ and uapi/ under it. Sources are linked one by one: kbuild writes
-# objects beside them. (kernel/ and Kbuild: an older layout's.) Two
-# builds for one kernel (make check's lanes) take turns, links included.
+# The module's directory: kernel/Makefile its object list beside the
+# sources, compat/ and uapi/ under it. Sources are linked one by one:
+# kbuild writes objects beside them. Two builds for one kernel (make
+# check's lanes) take turns, links included.
 module:
 	@mkdir -p $(KMOD) && flock $(KMOD).lock sh -ec '\
-	rm -rf $(KMOD)/kernel $(KMOD)/Kbuild; mkdir -p $(KMOD)/compat; \
+	mkdir -p $(KMOD)/compat; \
 	ln -sfn $(CURDIR)/kernel/Makefile $(KMOD)/Makefile; \
 	ln -sfn $(CURDIR)/uapi $(KMOD)/uapi; \
 	for f in $(CURDIR)/kernel/*.[ch]; do ln -sfn $$f $(KMOD)/; done; \
-	for f in $(CURDIR)/compat/compat.[ch] $(CURDIR)/compat/Kbuild.include; do \
+	for f in $(CURDIR)/compat/compat.h $(CURDIR)/compat/Kbuild.include; do \
 		ln -sfn $$f $(KMOD)/compat/; done; \
 	$(MAKE) -C $(KDIR) M=$(KMOD) modules'
 
@@ -149,7 +149,7 @@ verbs-tests: $(B)/provider/include/infiniband/ibpddv.h $(SYSLIB)/libibpd.so.1
 verbs-check: provider-all verbs-tests
 	scripts/vm/vm-run --kernel $(KERNEL) --rxe -- selftests/vm/run_verbs.sh
 
-$(B)/bench/ibpd_bench: bench/ibpd_bench.c \
+$(B)/bench/ibpd_bench: bench/ibpd_bench.c selftests/ibpd_debugfs.h \
 		$(B)/provider/include/infiniband/ibpddv.h $(SYSLIB)/libibpd.so.1
 	@mkdir -p $(dir $@)
 	$(CC) $(UCFLAGS) -o $@ $< $(DVFLAGS) \

@@ -83,6 +83,8 @@
 #include <rdma/rdma_user_ioctl_cmds.h>
 #include <rdma/ibpd_user_ioctl_cmds.h>
 
+#include "../selftests/ibpd_debugfs.h"
+
 #define MAX_ROUNDS 401
 #define MAX_GROUP 32	/* ops measured together */
 
@@ -782,35 +784,16 @@ static void shuffle_handles(struct ibv_pd **pds, long n)
  */
 static void raise_max_pd(const char *name, struct ibv_context *ctx)
 {
-	static const char root[] = "/sys/kernel/debug/ibpd";
 	long need = FULL_SCALE + 16, was = -1, now = -1;
 	struct ibv_device_attr attr;
-	char path[PATH_MAX], buf[80];
-	struct dirent *e;
+	char dir[PATH_MAX - 8], path[PATH_MAX];
 	FILE *f;
-	DIR *d;
 
-	d = opendir(root);
-	if (!d)
-		die(root);
-	while ((e = readdir(d))) {
-		snprintf(path, sizeof(path), "%s/%s/name", root, e->d_name);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		if (!fgets(buf, sizeof(buf), f))
-			buf[0] = 0;
-		fclose(f);
-		buf[strcspn(buf, "\n")] = 0;
-		if (!strcmp(buf, name))
-			break;
-	}
-	closedir(d);
-	if (!e) {
+	if (dbg_dir(dir, sizeof(dir), name)) {
 		errno = ENOENT;
 		die("max_pd: no debugfs directory for the device");
 	}
-	snprintf(strrchr(path, '/'), sizeof(path) - strlen(path), "/max_pd");
+	snprintf(path, sizeof(path), "%s/max_pd", dir);
 	/* a debugfs attribute does not seek: one open to read, one to write */
 	f = fopen(path, "r");
 	if (!f || fscanf(f, "%ld", &was) != 1)

@@ -108,24 +108,4 @@ static inline int ib_no_udata_io(struct ib_udata *udata)
 #define MODULE_IMPORT_NS(ns) MODULE_INFO(import_ns, ns)
 #endif
 
-/*
- * In tree ibpd has a driver id of its own, RDMA_DRIVER_IBPD: rdma-core's
- * provider matches it and ib_unregister_driver() finds the devices. Out of
- * tree there is none, and RDMA_DRIVER_UNKNOWN matches every device on the
- * system, so compat.c stands in: ib_set_device_ops() also adds a sysfs
- * attribute, hca_type "ibpd", for the provider to match (as mlx4, mlx5
- * and qib have one), and tracks the devices that
- * ib_unregister_driver(RDMA_DRIVER_IBPD) then unregisters.
- */
-#ifndef IBPD_HAVE_DRIVER_ID
-#define RDMA_DRIVER_IBPD RDMA_DRIVER_UNKNOWN
-
-void ibpd_compat_set_device_ops(struct ib_device *ibdev,
-				const struct ib_device_ops *ops);
-void ibpd_compat_unregister_driver(enum rdma_driver_id driver_id);
-
-#define ib_set_device_ops(ibdev, ops) ibpd_compat_set_device_ops(ibdev, ops)
-#define ib_unregister_driver(id) ibpd_compat_unregister_driver(id)
-#endif
-
 #endif /* _IBPD_COMPAT_H */

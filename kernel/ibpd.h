@@ -38,11 +38,13 @@ struct ibpd_ib_dev {
 	struct ibpd_pool mrs;		/* MR key indices (key >> 8) */
 
 	/*
-	 * "rdma link add": the netdev, the netdevice notifier's list, and
-	 * whether the netdev went (NETDEV_UNREGISTER) while the device could
-	 * not be taken (registering or moving to another namespace); under
-	 * ibpd_netdev_lock.
+	 * Under ibpd_devs_lock: the place on the list of ibpd's devices;
+	 * and for "rdma link add", the netdev, the netdevice notifier's
+	 * list, and whether the netdev went (NETDEV_UNREGISTER) while the
+	 * device could not be taken (registering or moving to another
+	 * namespace).
 	 */
+	struct list_head list;
 	struct net_device *netdev;
 	struct list_head netdev_list;
 	bool netdev_gone;

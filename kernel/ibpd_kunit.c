@@ -728,10 +728,22 @@ static struct kunit_suite ibpd_mr_suite = {
 	.test_cases = ibpd_mr_cases,
 };
 
-/* Device lifecycle, through ib_core: devices named ibpdk<N>. */
+/*
+ * Device lifecycle, through ib_core: devices named ibpdk<N>. ibpd has no
+ * driver id of its own, and ib_device_get_by_name(RDMA_DRIVER_UNKNOWN)
+ * finds any driver's device of that name: only one with ibpd's ops is
+ * ibpd's.
+ */
 static struct ib_device *find_dev(const char *name)
 {
-	return ib_device_get_by_name(name, RDMA_DRIVER_IBPD);
+	struct ib_device *ibdev;
+
+	ibdev = ib_device_get_by_name(name, RDMA_DRIVER_UNKNOWN);
+	if (ibdev && ibdev->ops.query_device != ibpd_ib_query_device) {
+		ib_device_put(ibdev);
+		return NULL;
+	}
+	return ibdev;
 }
 
 static struct ibpd_ib_dev *add_dev(void)

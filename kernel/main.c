@@ -10,11 +10,13 @@
  */
 
 #include <kunit/visibility.h>
+#include <linux/device.h>
 #include <linux/list.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
 #include <linux/slab.h>
+#include <linux/sysfs.h>
 #include <net/addrconf.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_netlink.h>
@@ -82,12 +84,22 @@ MODULE_PARM_DESC(max_pd,
 		 "Default max_pd of new devices, 1 to 16777215 (default 65536)");
 
 /*
+ * ibpd's devices, from their first enable_driver to the end of their
+ * dealloc_driver, for module unload: ibpd has no driver id of its own, and
+ * ib_unregister_driver(RDMA_DRIVER_UNKNOWN) would unregister every other
+ * driver's devices too.
+ */
+static LIST_HEAD(ibpd_devs);
+
+/*
  * The devices made by "rdma link add", from ibpd_dev_add() to their
  * dealloc_driver, for the netdevice notifier: several devices may share
  * a netdev, where ib_device_get_by_netdev() finds only one.
  */
 static LIST_HEAD(ibpd_netdev_devs);
-static DEFINE_MUTEX(ibpd_netdev_lock);
+
+/* Both lists, and each device's netdev_gone. */
+static DEFINE_MUTEX(ibpd_devs_lock);
 
 /* A device's PDs, at most max_pd of them live, and its MRs. */
 int ibpd_dev_init_objects(struct ibpd_ib_dev *dev, u32 max_pd)
@@ -125,10 +137,13 @@ static int ibpd_ib_enable_driver(struct ib_device *ibdev)
 {
 	struct ibpd_ib_dev *dev = to_ibpd_ib_dev(ibdev);
 
-	mutex_lock(&ibpd_netdev_lock);
+	mutex_lock(&ibpd_devs_lock);
+	/* again after each namespace move: on the list once */
+	if (list_empty(&dev->list))
+		list_add_tail(&dev->list, &ibpd_devs);
 	if (dev->netdev_gone)
 		ib_unregister_device_queued(ibdev);
-	mutex_unlock(&ibpd_netdev_lock);
+	mutex_unlock(&ibpd_devs_lock);
 	return ibpd_debugfs_dev_init(dev);
 }
 
@@ -136,16 +151,41 @@ static void ibpd_ib_dealloc_driver(struct ib_device *ibdev)
 {
 	struct ibpd_ib_dev *dev = to_ibpd_ib_dev(ibdev);
 
-	mutex_lock(&ibpd_netdev_lock);
+	mutex_lock(&ibpd_devs_lock);
 	list_del_init(&dev->netdev_list);
-	mutex_unlock(&ibpd_netdev_lock);
+	mutex_unlock(&ibpd_devs_lock);
 	ibpd_debugfs_dev_exit(dev);
 	ibpd_dev_fini_objects(dev);
+	/* last: once off ibpd_devs, module unload waits for nothing of it */
+	mutex_lock(&ibpd_devs_lock);
+	list_del_init(&dev->list);
+	mutex_unlock(&ibpd_devs_lock);
 }
+
+/*
+ * hca_type "ibpd", as mlx4, mlx5 and qib have one: what the provider
+ * matches (ibpd has no driver id of its own), never the name, which
+ * "rdma dev set" may change.
+ */
+static ssize_t hca_type_show(struct device *device,
+			     struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "ibpd\n");
+}
+static DEVICE_ATTR_RO(hca_type);
+
+static struct attribute *ibpd_attrs[] = {
+	&dev_attr_hca_type.attr,
+	NULL
+};
+
+static const struct attribute_group ibpd_attr_group = {
+	.attrs = ibpd_attrs,
+};
 
 static const struct ib_device_ops ibpd_dev_ops = {
 	.owner = THIS_MODULE,
-	.driver_id = RDMA_DRIVER_IBPD,
+	.driver_id = RDMA_DRIVER_UNKNOWN,
 	.uverbs_abi_ver = IBPD_UVERBS_ABI_VERSION,
 
 	.alloc_pd = ibpd_ib_alloc_pd,
@@ -154,6 +194,7 @@ static const struct ib_device_ops ibpd_dev_ops = {
 	.dealloc_pd = ibpd_ib_dealloc_pd,
 	.dealloc_ucontext = ibpd_ib_dealloc_ucontext,
 	.dereg_mr = ibpd_ib_dereg_mr,
+	.device_group = &ibpd_attr_group,
 	.disassociate_ucontext = ibpd_ib_disassociate_ucontext,
 	.enable_driver = ibpd_ib_enable_driver,
 	.get_link_layer = ibpd_ib_get_link_layer,
@@ -185,9 +226,9 @@ static int ibpd_dev_set_netdev(struct ibpd_ib_dev *dev,
 	if (netdev->addr_len == ETH_ALEN)
 		addrconf_addr_eui48((u8 *)&dev->ibdev.node_guid,
 				    netdev->dev_addr);
-	mutex_lock(&ibpd_netdev_lock);
+	mutex_lock(&ibpd_devs_lock);
 	list_add_tail(&dev->netdev_list, &ibpd_netdev_devs);
-	mutex_unlock(&ibpd_netdev_lock);
+	mutex_unlock(&ibpd_devs_lock);
 	return 0;
 }
 
@@ -218,6 +259,7 @@ struct ibpd_ib_dev *ibpd_dev_add(const char *name, struct net_device *netdev,
 	dev->ibdev.num_comp_vectors = 1;
 	strscpy(dev->ibdev.node_desc, "ibpd software PD device",
 		sizeof(dev->ibdev.node_desc));
+	INIT_LIST_HEAD(&dev->list);
 	INIT_LIST_HEAD(&dev->netdev_list);
 	ib_set_device_ops(&dev->ibdev, &ibpd_dev_ops);
 	dev->ibdev.driver_def = ibpd_uapi_defs;
@@ -281,7 +323,7 @@ static int ibpd_netdev_event(struct notifier_block *nb, unsigned long event,
 	if (event != NETDEV_UNREGISTER)
 		return NOTIFY_DONE;
 
-	mutex_lock(&ibpd_netdev_lock);
+	mutex_lock(&ibpd_devs_lock);
 	list_for_each_entry(dev, &ibpd_netdev_devs, netdev_list) {
 		if (dev->netdev != netdev)
 			continue;
@@ -292,13 +334,38 @@ static int ibpd_netdev_event(struct notifier_block *nb, unsigned long event,
 		ib_unregister_device_queued(&dev->ibdev);
 		ib_device_put(&dev->ibdev);
 	}
-	mutex_unlock(&ibpd_netdev_lock);
+	mutex_unlock(&ibpd_devs_lock);
 	return NOTIFY_OK;
 }
 
 static struct notifier_block ibpd_netdev_nb = {
 	.notifier_call = ibpd_netdev_event,
 };
+
+/*
+ * Unregisters ibpd's devices, and no other driver's. Each pass takes the
+ * first on ibpd_devs, which its dealloc_driver takes off the list: either
+ * this pass's ib_unregister_device(), or an unregistration already under
+ * way, for which ib_unregister_device() waits (the device's
+ * unregistration lock).
+ */
+static void ibpd_unregister_devices(void)
+{
+	struct ibpd_ib_dev *dev;
+
+	for (;;) {
+		mutex_lock(&ibpd_devs_lock);
+		dev = list_first_entry_or_null(&ibpd_devs, struct ibpd_ib_dev,
+					       list);
+		if (dev)
+			get_device(&dev->ibdev.dev);
+		mutex_unlock(&ibpd_devs_lock);
+		if (!dev)
+			break;
+		ib_unregister_device(&dev->ibdev);
+		put_device(&dev->ibdev.dev);
+	}
+}
 
 static int __init ibpd_init(void)
 {
@@ -321,14 +388,14 @@ static int __init ibpd_init(void)
 	return 0;
 
 err_remove:
-	ib_unregister_driver(RDMA_DRIVER_IBPD);
+	ibpd_unregister_devices();
 	ibpd_debugfs_exit();
 	return ret;
 }
 
 /*
  * No device is made after rdma_link_unregister(), none queued for
- * unregistration after the notifier's removal; ib_unregister_driver()
+ * unregistration after the notifier's removal; ibpd_unregister_devices()
  * then waits for an unregistration already queued (the device's
  * unregistration lock) and takes the rest.
  */
@@ -337,7 +404,7 @@ static void __exit ibpd_exit(void)
 	/* Waits for newlink callers; none can start after this. */
 	rdma_link_unregister(&ibpd_link_ops);
 	unregister_netdevice_notifier(&ibpd_netdev_nb);
-	ib_unregister_driver(RDMA_DRIVER_IBPD);
+	ibpd_unregister_devices();
 	ibpd_debugfs_exit();
 }
 

@@ -25,7 +25,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "kselftest_harness.h"
+#include "ibpd_harness.h"
 #include "ibpd_test.h"
 
 #define MAX_NTH 2000
@@ -124,10 +124,8 @@ static bool clean_errno(int err)
  * TEST_FAIL_NTH(fixture, name) { body }: the body is a function of the
  * fixture (struct _test_data_<fixture>, what FIXTURE_DATA() names); it
  * returns 0 when every call succeeded. TEST_FAIL_NTH_TIMEOUT: a sweep
- * that may take longer than the harness's default 30 seconds. The
- * fixture's <fixture>_unusable() says why its sweeps cannot run here, or
- * NULL: a skip from the test itself, which every harness version honours
- * (some run the test after a skip in the setup).
+ * that may take longer than the harness's default 30 seconds. A fixture
+ * whose sweeps cannot run here skips from its setup (SETUP_SKIP).
  */
 #define TEST_FAIL_NTH(fixture, name)					\
 	TEST_FAIL_NTH_TIMEOUT(fixture, name, 30)
@@ -141,12 +139,8 @@ static bool clean_errno(int err)
 		struct fail_nth_state nth_state = {};			\
 		int test_result = 0;					\
 									\
-		const char *why = fixture##_unusable();			\
-									\
 		if (!have_fault_injection)				\
 			SKIP(return, "no failslab/fail-nth");		\
-		if (why)						\
-			SKIP(return, "%s", why);			\
 		fail_nth_first(_metadata, &nth_state);			\
 		ASSERT_EQ(0, test_nth_##name(_metadata, self, &nth_state)); \
 		while (fail_nth_next(_metadata, &nth_state)) {		\
@@ -170,11 +164,6 @@ struct sweep_objs {
 	uint32_t pd, mr;
 	void *buf;
 };
-
-static const char *sweep_unusable(void)
-{
-	return NULL;
-}
 
 FIXTURE(sweep) {
 	struct sweep_objs o;
@@ -475,22 +464,16 @@ static int link_remove(const char *name)
 /* The devices that ibpd's debugfs has a directory for. */
 static int dbg_count_devs(void)
 {
-	DIR *d = opendir("/sys/kernel/debug/ibpd");
-	struct dirent *de;
+	DIR *d = opendir(IBPD_DBG_ROOT);
+	char dir[256];
 	int n = 0;
 
 	if (!d)
 		return -1;
-	while ((de = readdir(d)))
-		n += de->d_name[0] != '.';
+	while (!dbg_dir_next(d, dir, sizeof(dir)))
+		n++;
 	closedir(d);
 	return n;
-}
-
-static const char *link_unusable(void)
-{
-	return access("/sys/class/net/" LINK_NETDEV, F_OK) ?
-	       "no " LINK_NETDEV : NULL;
 }
 
 FIXTURE(link) {
@@ -499,6 +482,8 @@ FIXTURE(link) {
 
 FIXTURE_SETUP(link)
 {
+	if (access("/sys/class/net/" LINK_NETDEV, F_OK))
+		SETUP_SKIP("no " LINK_NETDEV);
 	ASSERT_EQ(0, link_remove(LINK_DEV));
 	self->base_devs = dbg_count_devs();
 	ASSERT_LE(0, self->base_devs);

@@ -11,8 +11,9 @@
  * holds: "objects: N pds, M async event files" (UVERBS_METHOD_INFO_HANDLES;
  * its own context, made by raw ioctls, has no async event file). Raw
  * uverbs ioctls: on ibpd's devices
- * ibpd's PD allocation, on any other (rxe0) the core's write-path ALLOC_PD
- * (pdn 0), so that no ibpd method reaches another driver.
+ * ibpd's PD allocation, on any other the core's write-path ALLOC_PD
+ * (pdn 0), so that no ibpd method reaches another driver. Another driver's
+ * device is taken for rxe's (rxe0), whose driver id the ioctls carry.
  */
 
 #include <poll.h>
@@ -59,6 +60,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	ibpd = test_is_ibpd(argv[1]);
+	if (!ibpd)
+		test_driver_id = RDMA_DRIVER_RXE;
 	fd = test_open(argv[1]);
 	pds = calloc(n, sizeof(*pds));
 	pdns = calloc(n, sizeof(*pdns));

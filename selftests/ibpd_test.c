@@ -22,7 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "kselftest_harness.h"
+#include "ibpd_harness.h"
 #include "ibpd_test.h"
 #include "scm_rights.h"
 
@@ -70,6 +70,30 @@ static int dup_ctx(int fd)
 	return fd2;
 }
 
+/*
+ * SETUP_SKIP ends the test on the harness of every test kernel: neither
+ * the body nor the teardown runs. (A plain SKIP(return) in setup does not
+ * on 6.1's: the pd and abi fixtures' tests then ran without a device.)
+ */
+FIXTURE(setup_skip) {
+	int unused;
+};
+
+FIXTURE_SETUP(setup_skip)
+{
+	SETUP_SKIP("skipped from setup, as it must be");
+}
+
+FIXTURE_TEARDOWN(setup_skip)
+{
+	EXPECT_TRUE(false) TH_LOG("the teardown ran after its setup skipped");
+}
+
+TEST_F(setup_skip, body_not_run)
+{
+	ASSERT_TRUE(false) TH_LOG("the body ran after its setup skipped");
+}
+
 FIXTURE(pd) {
 	int fd;
 	char *buf;
@@ -81,7 +105,7 @@ FIXTURE_SETUP(pd)
 {
 	self->fd = test_open(test_dev());
 	if (self->fd == -ENODEV)
-		SKIP(return, "no RDMA device %s", test_dev());
+		SETUP_SKIP("no RDMA device %s", test_dev());
 	ASSERT_LE(0, self->fd);
 	self->buf = mmap(NULL, BUF_LEN, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -1550,7 +1574,8 @@ TEST(import_device_without_context)
 	int fd = open_uverbs(test_dev());
 
 	ASSERT_LE(0, fd);
-	ASSERT_TRUE(test_find_driver_id(fd));
+	/* the header is right: the EINVAL is QUERY_CONTEXT's own */
+	ASSERT_TRUE(test_driver_id_ok(fd));
 	test_err_query_context(EINVAL, fd);
 	EXPECT_EQ(0, close(fd));
 }
@@ -1631,7 +1656,7 @@ FIXTURE_SETUP(abi)
 {
 	self->fd = test_open(test_dev());
 	if (self->fd == -ENODEV)
-		SKIP(return, "no RDMA device %s", test_dev());
+		SETUP_SKIP("no RDMA device %s", test_dev());
 	ASSERT_LE(0, self->fd);
 	ASSERT_EQ(0, pd_alloc(self->fd, &self->pd));
 }
@@ -1642,13 +1667,12 @@ FIXTURE_TEARDOWN(abi)
 		EXPECT_EQ(0, close(self->fd));
 }
 
+/* The import that the ABI tests change: handle, RESP_PDN, RESP_USECNT. */
 static void import_cmd(struct raw_cmd *c, uint32_t handle, uint32_t *pdn,
 		       uint32_t *usecnt)
 {
-	raw_init(c, UVERBS_OBJECT_PD, IBPD_METHOD_PD_IMPORT);
-	raw_attr(c, IBPD_ATTR_PD_IMPORT_HANDLE, 0, handle);
-	raw_attr(c, IBPD_ATTR_PD_IMPORT_RESP_PDN, 4, (uintptr_t)pdn);
-	raw_attr(c, IBPD_ATTR_PD_IMPORT_RESP_USECNT, 4, (uintptr_t)usecnt);
+	test_pd_import_cmd(c, handle, pdn,
+			   &(struct test_import_opt){ .usecnt = usecnt });
 }
 
 TEST_F(abi, import_ok)

@@ -10,7 +10,6 @@
 #ifndef IBPD_TEST_H
 #define IBPD_TEST_H
 
-#include <dirent.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -24,10 +23,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <rdma/ib_user_ioctl_cmds.h>
+#include <rdma/ib_user_ioctl_verbs.h>
 #include <rdma/ib_user_verbs.h>
 #include <rdma/rdma_user_ioctl_cmds.h>
 #include <rdma/ibpd-abi.h>
 #include <rdma/ibpd_user_ioctl_cmds.h>
+
+#include "ibpd_debugfs.h"
 
 /* As the kernel's IB_DEVICE_NAME_MAX */
 #define IB_DEVICE_NAME_MAX 64
@@ -69,9 +71,11 @@ struct raw_cmd {
 
 /*
  * The driver id every ioctl header must carry: the device's (the core
- * refuses any other with EINVAL). test_open() finds it; 0 until then.
+ * refuses any other with EINVAL). ibpd has none of its own, so its devices
+ * take RDMA_DRIVER_UNKNOWN; a program that opens another driver's device
+ * sets that driver's.
  */
-static uint32_t test_driver_id;
+static uint32_t test_driver_id = RDMA_DRIVER_UNKNOWN;
 
 static inline void raw_init(struct raw_cmd *c, uint16_t obj, uint16_t meth)
 {
@@ -113,58 +117,6 @@ static inline int raw_exec(int fd, struct raw_cmd *c)
 		c->hdr.length = sizeof(c->hdr) +
 				c->hdr.num_attrs * sizeof(c->attrs[0]);
 	return ioctl(fd, RDMA_VERBS_IOCTL, &c->hdr) ? errno : 0;
-}
-
-/*
- * The entry of directory ROOT (whose name starts with PREFIX) holding a
- * file FILE that says NAME, into entry: 0, or -1 if none.
- */
-static inline int find_named(const char *root, const char *prefix,
-			     const char *file, const char *name, char *entry,
-			     size_t len)
-{
-	char path[512], cur[IB_DEVICE_NAME_MAX + 2];
-	struct dirent *de;
-	int ret = -1;
-	DIR *d;
-	FILE *f;
-
-	d = opendir(root);
-	if (!d)
-		return -1;
-	while (ret && (de = readdir(d))) {
-		if (de->d_name[0] == '.' ||
-		    strncmp(de->d_name, prefix, strlen(prefix)))
-			continue;
-		snprintf(path, sizeof(path), "%s/%.64s/%s", root, de->d_name,
-			 file);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		if (fgets(cur, sizeof(cur), f)) {
-			cur[strcspn(cur, "\n")] = 0;
-			if (!strcmp(cur, name))
-				ret = snprintf(entry, len, "%s", de->d_name) <
-				      (int)len ? 0 : -1;
-		}
-		fclose(f);
-	}
-	closedir(d);
-	return ret;
-}
-
-/*
- * The debugfs directory of device NAME: named after the device's index,
- * its "name" file tells the current name. Returns 0, or -1 if none.
- */
-static inline int dbg_dir(char *buf, size_t len, const char *name)
-{
-	const char *root = "/sys/kernel/debug/ibpd";
-	char ent[64];
-
-	if (find_named(root, "", "name", name, ent, sizeof(ent)))
-		return -1;
-	return snprintf(buf, len, "%s/%s", root, ent) < (int)len ? 0 : -1;
 }
 
 /*
@@ -225,26 +177,16 @@ static inline int test_get_context(int fd)
 }
 
 /*
- * The driver id of the device behind fd: an ioctl on an object that does
- * not exist fails with EINVAL under another driver id, EPROTONOSUPPORT
- * under the right one. Out of tree ibpd has none (0); in tree it has
- * RDMA_DRIVER_IBPD.
+ * Whether the ioctl header's driver id is that of the device behind fd: an
+ * ioctl on an object that does not exist fails with EPROTONOSUPPORT under
+ * the right one, with EINVAL under any other.
  */
-static inline bool test_find_driver_id(int fd)
+static inline bool test_driver_id_ok(int fd)
 {
 	struct raw_cmd c;
-	uint32_t id;
 
-	for (id = 0; id < 256; id++) {
-		memset(&c, 0, sizeof(c));
-		c.hdr.object_id = 0x3ff;
-		c.hdr.driver_id = id;
-		if (raw_exec(fd, &c) == EPROTONOSUPPORT) {
-			test_driver_id = id;
-			return true;
-		}
-	}
-	return false;
+	raw_init(&c, 0x3ff, 0);
+	return raw_exec(fd, &c) == EPROTONOSUPPORT;
 }
 
 /* The file of device NAME with a context: its fd, or -errno. */
@@ -252,11 +194,8 @@ static inline int test_open(const char *name)
 {
 	int fd = open_uverbs(name), err;
 
-	if (fd < 0 || !test_find_driver_id(fd)) {
-		if (fd >= 0)
-			close(fd);
+	if (fd < 0)
 		return -ENODEV;
-	}
 	err = test_get_context(fd);
 	if (err) {
 		close(fd);
@@ -275,32 +214,20 @@ static inline int test_query_context(int fd)
 }
 
 /*
- * The ioctl PD allocation: ibpd's own method in the driver namespace,
- * IBPD_METHOD_PD_ALLOC, whose ids these are (uapi/rdma/ibpd_user_ioctl_cmds.h).
- * TEST_METHOD_PD_ALLOC is the core's next PD method id, for the fuzzer:
- * ib_core has no ioctl PD allocation (UVERBS_METHOD_PD_QUERY, where the
- * kernel has it).
+ * The ioctl PD allocation, ibpd's IBPD_METHOD_PD_ALLOC (ib_core has none).
+ * The response goes to *drv, which a test may make unwritable.
  */
-enum {
-	TEST_METHOD_PD_ALLOC = UVERBS_METHOD_PD_DESTROY + 1,
-	TEST_COMPAT_METHOD_PD_ALLOC = 1U << UVERBS_ID_NS_SHIFT,
-	TEST_COMPAT_ATTR_HANDLE = 1U << UVERBS_ID_NS_SHIFT,
-	TEST_COMPAT_ATTR_RESP_PDN,
-	TEST_COMPAT_ATTR_RESP_ID,
-};
-
-/* The response goes to *drv, which a test may make unwritable. */
 static inline int test_pd_alloc_resp(int fd, uint32_t *handle,
 				     struct ibpd_alloc_pd_resp *drv)
 {
 	struct raw_cmd c;
 	int err;
 
-	raw_init(&c, UVERBS_OBJECT_PD, TEST_COMPAT_METHOD_PD_ALLOC);
-	raw_attr(&c, TEST_COMPAT_ATTR_HANDLE, 0, 0);
-	raw_attr(&c, TEST_COMPAT_ATTR_RESP_PDN, sizeof(drv->pdn),
+	raw_init(&c, UVERBS_OBJECT_PD, IBPD_METHOD_PD_ALLOC);
+	raw_attr(&c, IBPD_ATTR_PD_ALLOC_HANDLE, 0, 0);
+	raw_attr(&c, IBPD_ATTR_PD_ALLOC_RESP_PDN, sizeof(drv->pdn),
 		 (uintptr_t)&drv->pdn);
-	raw_attr(&c, TEST_COMPAT_ATTR_RESP_ID, sizeof(drv->id),
+	raw_attr(&c, IBPD_ATTR_PD_ALLOC_RESP_ID, sizeof(drv->id),
 		 (uintptr_t)&drv->id);
 	err = raw_exec(fd, &c);
 	if (!err)
@@ -350,6 +277,46 @@ static inline int test_pd_destroy(int fd, uint32_t handle)
 }
 
 /*
+ * The optional attributes of IBPD_METHOD_PD_IMPORT, each sent when it is
+ * not NULL: the pdn and the identity the PD must have (else ESTALE), and
+ * where its use count and identity go.
+ */
+struct test_import_opt {
+	const uint32_t *want_pdn;
+	uint32_t *usecnt;
+	const uint64_t *want_id;
+	uint64_t *id;
+};
+
+/*
+ * The import of handle, built in c and not sent: the handle, the pdn's
+ * place (mandatory), then the attributes of opt (which may be NULL) in
+ * the order of struct test_import_opt. The ABI tests send it changed.
+ */
+static inline void test_pd_import_cmd(struct raw_cmd *c, uint32_t handle,
+				      uint32_t *pdn,
+				      const struct test_import_opt *opt)
+{
+	raw_init(c, UVERBS_OBJECT_PD, IBPD_METHOD_PD_IMPORT);
+	raw_attr(c, IBPD_ATTR_PD_IMPORT_HANDLE, 0, handle);
+	raw_attr(c, IBPD_ATTR_PD_IMPORT_RESP_PDN, sizeof(*pdn), (uintptr_t)pdn);
+	if (!opt)
+		return;
+	if (opt->want_pdn)
+		raw_in(c, IBPD_ATTR_PD_IMPORT_PDN, opt->want_pdn,
+		       sizeof(*opt->want_pdn));
+	if (opt->usecnt)
+		raw_attr(c, IBPD_ATTR_PD_IMPORT_RESP_USECNT,
+			 sizeof(*opt->usecnt), (uintptr_t)opt->usecnt);
+	if (opt->want_id)
+		raw_in(c, IBPD_ATTR_PD_IMPORT_ID, opt->want_id,
+		       sizeof(*opt->want_id));
+	if (opt->id)
+		raw_attr(c, IBPD_ATTR_PD_IMPORT_RESP_ID, sizeof(*opt->id),
+			 (uintptr_t)opt->id);
+}
+
+/*
  * IBPD_METHOD_PD_IMPORT; want_id (ESTALE unless it matches), pdn, id and
  * usecnt may be NULL.
  */
@@ -357,22 +324,13 @@ static inline int test_pd_import(int fd, uint32_t handle,
 				 const uint64_t *want_id, uint32_t *pdn,
 				 uint64_t *id, uint32_t *usecnt)
 {
+	struct test_import_opt opt = {
+		.usecnt = usecnt, .want_id = want_id, .id = id,
+	};
 	struct raw_cmd c;
 	uint32_t p;
 
-	raw_init(&c, UVERBS_OBJECT_PD, IBPD_METHOD_PD_IMPORT);
-	raw_attr(&c, IBPD_ATTR_PD_IMPORT_HANDLE, 0, handle);
-	raw_attr(&c, IBPD_ATTR_PD_IMPORT_RESP_PDN, sizeof(p),
-		 (uintptr_t)(pdn ? pdn : &p));
-	if (want_id)
-		raw_attr(&c, IBPD_ATTR_PD_IMPORT_ID, sizeof(*want_id),
-			 *want_id);
-	if (id)
-		raw_attr(&c, IBPD_ATTR_PD_IMPORT_RESP_ID, sizeof(*id),
-			 (uintptr_t)id);
-	if (usecnt)
-		raw_attr(&c, IBPD_ATTR_PD_IMPORT_RESP_USECNT, sizeof(*usecnt),
-			 (uintptr_t)usecnt);
+	test_pd_import_cmd(&c, handle, pdn ? pdn : &p, &opt);
 	return raw_exec(fd, &c);
 }
 
@@ -382,13 +340,11 @@ static inline int test_pd_import(int fd, uint32_t handle,
  */
 static inline int test_pd_import_pdn(int fd, uint32_t handle, uint32_t pdn)
 {
+	struct test_import_opt opt = { .want_pdn = &pdn };
 	struct raw_cmd c;
 	uint32_t p;
 
-	raw_init(&c, UVERBS_OBJECT_PD, IBPD_METHOD_PD_IMPORT);
-	raw_attr(&c, IBPD_ATTR_PD_IMPORT_HANDLE, 0, handle);
-	raw_attr(&c, IBPD_ATTR_PD_IMPORT_RESP_PDN, sizeof(p), (uintptr_t)&p);
-	raw_in(&c, IBPD_ATTR_PD_IMPORT_PDN, &pdn, sizeof(pdn));
+	test_pd_import_cmd(&c, handle, &p, &opt);
 	return raw_exec(fd, &c);
 }
 
@@ -569,18 +525,7 @@ static inline int dbg_count_lines(const char *file)
 
 static inline int dbg_write(const char *file, long long v)
 {
-	char path[256];
-	FILE *f;
-	int ret;
-
-	dbg_path(path, sizeof(path), file);
-	f = fopen(path, "w");
-	if (!f)
-		return -1;
-	ret = fprintf(f, "%lld\n", v) < 0 ? -1 : 0;
-	if (fclose(f))
-		ret = -1;
-	return ret;
+	return dbg_write_dev(test_dev(), file, v);
 }
 
 /* Writes str to the file at path: 0, or the errno of the open or write. */

@@ -54,7 +54,7 @@ done
 
 # the kernel's C only: the provider (user/provider/) is rdma-core's
 perl "$kdir/source/scripts/checkpatch.pl" --no-tree --strict --terse \
-	--show-types -f "$top"/kernel/*.[ch] "$top"/compat/compat.[ch] \
+	--show-types -f "$top"/kernel/*.[ch] "$top"/compat/compat.h \
 	"$top"/uapi/rdma/*.h \
 	> "$tmp/out" 2>&1
 ! grep -q -E 'ERROR|WARNING|CHECK' "$tmp/out"

@@ -14,7 +14,7 @@
 #include <unistd.h>
 #include <rdma/ib_user_verbs.h>
 
-#include "kselftest_harness.h"
+#include "ibpd_harness.h"
 #include "ibpd_fuzz.h"
 
 TEST(fuzz_ioctls)

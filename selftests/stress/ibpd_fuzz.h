@@ -112,13 +112,19 @@ static const struct {
 
 #define FUZZ_NWRITES (sizeof(fuzz_writes) / sizeof(fuzz_writes[0]))
 
+/*
+ * The core's next PD method id: ib_core's only PD method is
+ * UVERBS_METHOD_PD_DESTROY (6.1 to 7.3), so this one names none.
+ */
+#define FUZZ_METHOD_PD_CORE_NEXT (UVERBS_METHOD_PD_DESTROY + 1)
+
 /* A method of OBJ: mostly one that exists, sometimes any. */
 static inline uint16_t fuzz_method(struct fuzz_ctx *f, uint16_t obj)
 {
 	switch (obj) {
 	case UVERBS_OBJECT_PD:
-		return FUZZ_PICK(f, TEST_METHOD_PD_ALLOC,
-				 TEST_COMPAT_METHOD_PD_ALLOC,
+		return FUZZ_PICK(f, FUZZ_METHOD_PD_CORE_NEXT,
+				 IBPD_METHOD_PD_ALLOC,
 				 IBPD_METHOD_PD_IMPORT, IBPD_METHOD_PD_IMPORT,
 				 UVERBS_METHOD_PD_DESTROY,
 				 IBPD_METHOD_PD_IMPORT + 1, fuzz_rnd(f) & 0xffff);

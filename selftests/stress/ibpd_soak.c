@@ -618,7 +618,7 @@ static void *lifecycle(void *arg)
 			ADD(shm->events_failed[EV_NETNS_DELETE], 1);
 			fprintf(stderr, "# soak: %s did not come back\n", b);
 		}
-		run(EV_PDN_WRAP, "for d in /sys/kernel/debug/ibpd/*/; do echo 16777200 > $d/pdn_next || exit 1; done");
+		run(EV_PDN_WRAP, "for d in " IBPD_DBG_ROOT "/*/; do echo 16777200 > $d/pdn_next || exit 1; done");
 		run(EV_LINK_DELETE, "rdma link delete %s", b);
 		if (!ko || !*ko)
 			continue;
@@ -632,15 +632,14 @@ static void *lifecycle(void *arg)
 	return NULL;
 }
 
-/* A number from a debugfs file; 0 if it cannot be read. */
+/* A number from a file of debugfs directory DIR; 0 if it cannot be read. */
 static long long read_num(const char *dir, const char *file)
 {
 	char path[300];
 	long long v = 0;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "/sys/kernel/debug/ibpd/%.32s/%s", dir,
-		 file);
+	snprintf(path, sizeof(path), "%.256s/%s", dir, file);
 	f = fopen(path, "r");
 	if (!f)
 		return 0;
@@ -653,18 +652,16 @@ static long long read_num(const char *dir, const char *file)
 /* The PDs and MRs of every ibpd device, from debugfs. */
 static void objects(long long *pds, long long *mrs)
 {
-	struct dirent *de;
+	char dir[256];
 	DIR *d;
 
 	*pds = *mrs = 0;
-	d = opendir("/sys/kernel/debug/ibpd");
+	d = opendir(IBPD_DBG_ROOT);
 	if (!d)
 		return;
-	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.')
-			continue;
-		*pds += read_num(de->d_name, "num_pds");
-		*mrs += read_num(de->d_name, "num_mrs");
+	while (!dbg_dir_next(d, dir, sizeof(dir))) {
+		*pds += read_num(dir, "num_pds");
+		*mrs += read_num(dir, "num_mrs");
 	}
 	closedir(d);
 }

@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "kselftest_harness.h"
+#include "ibpd_harness.h"
 #include "ibpd_test.h"
 #include "scm_rights.h"
 

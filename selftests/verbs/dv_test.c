@@ -30,8 +30,9 @@
 #include <infiniband/verbs.h>
 #include <infiniband/ibpddv.h>
 
-#include "kselftest_harness.h"
+#include "../ibpd_harness.h"
 #include "verbs_test.h"
+#include "../ibpd_debugfs.h"
 
 static const char *test_dev(void)
 {
@@ -360,40 +361,6 @@ TEST_F(dv, handle_reused_by_mr)
 	ibv_close_device(b);
 }
 
-/* Writes VAL to the debugfs knob NAME of the device: 0, or -1. */
-static int dbg_knob(const char *name, int val)
-{
-	const char *root = "/sys/kernel/debug/ibpd";
-	char path[512], cur[80];
-	struct dirent *de;
-	int ret = -1;
-	FILE *f;
-	DIR *d;
-
-	d = opendir(root);
-	while (d && ret && (de = readdir(d))) {
-		snprintf(path, sizeof(path), "%s/%.64s/name", root, de->d_name);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		if (fgets(cur, sizeof(cur), f) &&
-		    !strcmp(strtok(cur, "\n") ?: "", test_dev())) {
-			fclose(f);
-			snprintf(path, sizeof(path), "%s/%.64s/%s", root,
-				 de->d_name, name);
-			f = fopen(path, "w");
-			if (!f)
-				break;
-			ret = fprintf(f, "%d\n", val) < 0 ? -1 : 0;
-		}
-		if (fclose(f))
-			ret = -1;
-	}
-	if (d)
-		closedir(d);
-	return ret;
-}
-
 /*
  * ENOMEM from the kernel's side of an import (its fail_import knob):
  * ibv_import_pd(), ibpddv_import_pd() and ibpddv_query_pd() return it.
@@ -407,7 +374,7 @@ TEST_F(dv, import_enomem)
 	if (!test_dv())
 		SKIP(return, "%s is not an ibpd device", test_dev());
 	ASSERT_EQ(0, ibpddv_query_pd(self->pd, &attr));
-	if (dbg_knob("fail_import", 1))
+	if (dbg_write_dev(test_dev(), "fail_import", 1))
 		SKIP(return, "no debugfs fail_import knob for %s", test_dev());
 	errno = 0;
 	pd = ibv_import_pd(self->ctx, self->pd->handle);
@@ -416,7 +383,7 @@ TEST_F(dv, import_enomem)
 	pd2 = ibpddv_import_pd(self->ctx, self->pd->handle, attr.id);
 	err2 = errno;
 	query = ibpddv_query_pd(self->pd, &attr);
-	ASSERT_EQ(0, dbg_knob("fail_import", 0));
+	ASSERT_EQ(0, dbg_write_dev(test_dev(), "fail_import", 0));
 	EXPECT_EQ(NULL, pd);
 	EXPECT_EQ(ENOMEM, err);
 	EXPECT_EQ(NULL, pd2);

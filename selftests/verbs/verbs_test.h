@@ -15,19 +15,6 @@
 
 #include <infiniband/verbs.h>
 
-/*
- * SKIP from a fixture's setup, on the harness of any test kernel (include
- * after kselftest_harness.h). 6.1's runs the test after a SKIP in setup
- * unless setup leaves through the harness's own jump; 6.12's and 7.x's
- * (those with FIXTURE_TEARDOWN_PARENT) skip the test, and have no jump
- * buffer in 7.x.
- */
-#ifdef FIXTURE_TEARDOWN_PARENT
-#define SETUP_SKIP(fmt, ...) SKIP(return, fmt, ##__VA_ARGS__)
-#else
-#define SETUP_SKIP(fmt, ...) SKIP(longjmp(_metadata->env, 1), fmt, ##__VA_ARGS__)
-#endif
-
 /* A context on the device NAME, or NULL when there is none. */
 static inline struct ibv_context *open_dev(const char *name)
 {

@@ -4,8 +4,8 @@
  *
  * The rdma-core provider of the ibpd software RDMA device: matching, device
  * and context lifecycle, device and port queries. A device is ours by its
- * driver id, RDMA_DRIVER_IBPD (out of rdma-core's and the kernel's trees,
- * compat.h matches it otherwise). The verbs are ibpd's own methods.
+ * sysfs hca_type (ibpd has no driver id of its own). The verbs are ibpd's
+ * own methods.
  */
 
 #include <config.h>
@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <infiniband/driver.h>
 #include <rdma/ib_user_ioctl_verbs.h>
@@ -22,8 +23,31 @@
 
 static const struct verbs_context_ops ibpd_ctx_ops;
 
+/*
+ * ibpd has no driver id of its own: its devices report RDMA_DRIVER_UNKNOWN,
+ * which no match table entry matches, and say "ibpd" in their sysfs
+ * hca_type (as mlx4, mlx5 and qib have one), never in a name, which
+ * "rdma dev set" may change.
+ */
+static bool ibpd_match_device(struct verbs_sysfs_dev *sysfs_dev)
+{
+	char hca_type[16];
+
+	/* every other driver id is another provider's */
+	if (sysfs_dev->driver_id != RDMA_DRIVER_UNKNOWN)
+		return false;
+	if (ibv_read_ibdev_sysfs_file(hca_type, sizeof(hca_type), sysfs_dev,
+				      "hca_type") <= 0)
+		return false;
+	return strcmp(hca_type, "ibpd") == 0;
+}
+
+/*
+ * No entry, for the reasons above; but a table, empty: bookworm's
+ * libibverbs (44) crashes in ibv_get_device_list() on a provider without
+ * one.
+ */
 static const struct verbs_match_ent ibpd_match_table[] = {
-	VERBS_DRIVER_ID(RDMA_DRIVER_IBPD),
 	{},
 };
 
@@ -156,6 +180,7 @@ static const struct verbs_device_ops ibpd_dev_ops = {
 	.match_min_abi_version = IBPD_UVERBS_ABI_VERSION,
 	.match_max_abi_version = IBPD_UVERBS_ABI_VERSION,
 	.match_table = ibpd_match_table,
+	.match_device = ibpd_match_device,
 	.alloc_device = ibpd_device_alloc,
 	.uninit_device = ibpd_uninit_device,
 	.alloc_context = ibpd_alloc_context,

@@ -77,8 +77,6 @@ $(B)/provider/abi$(1)/libibpd.so.1: $(provider-deps)
 	rc=$$$${IBPD_RDMA_CORE_$(1):-$$$$($(provider-tree-$(1)))} && \
 	$$(CC) $$(provider-cflags) -I$$$$rc/include -Iuapi -Iuser/provider \
 		-include user/provider/compat.h \
-		$$$$(grep -qs RDMA_DRIVER_IBPD $$$$rc/include/rdma/ib_user_ioctl_verbs.h && \
-			echo -DIBPD_HAVE_DRIVER_ID) \
 		$$(provider-ldflags) -o $$@.tmp $(provider-srcs) \
 		-L$$$$rc/lib -libverbs
 	objdump -T $$@.tmp | grep -q 'verbs_register_driver_$(1)$$$$' || \
