@@ -17,7 +17,18 @@
 #include "ibpd_harness.h"
 #include "ibpd_fuzz.h"
 
-TEST(fuzz_ioctls)
+/*
+ * IBPD_FUZZ_SECONDS bounds the calls, the timeout a hang: the harness's
+ * default 30 s is below the fuzzer's own bound (60 s, 90 s on the debug
+ * kernel), which only the iteration count kept it under.
+ */
+#define FUZZ_TIMEOUT 600
+
+FIXTURE(fuzz) {};
+FIXTURE_SETUP(fuzz) {}
+FIXTURE_TEARDOWN(fuzz) {}
+
+TEST_F_TIMEOUT(fuzz, ioctls, FUZZ_TIMEOUT)
 {
 	int iters = env_int("IBPD_FUZZ_ITERS", 20000);
 	int secs = env_int("IBPD_FUZZ_SECONDS", 60);
@@ -28,6 +39,8 @@ TEST(fuzz_ioctls)
 	struct fuzz_call call;
 	time_t end;
 
+	/* the closing checks get the rest of the timeout */
+	ASSERT_GT(FUZZ_TIMEOUT - 60, secs);
 	f.seed = env_int("IBPD_FUZZ_SEED", time(NULL));
 	ksft_print_msg("fuzz: seed %u (IBPD_FUZZ_SEED replays)\n", f.seed);
 
