@@ -3,11 +3,11 @@
 #
 # Tests of the test tooling itself, kselftest-style TAP: the matrix's
 # reader, the splat detector on recorded console logs, the soak's verdict
-# on recorded soak output, and vm-run's exit status, working tree sharing
-# and splat detection in a real VM boot.
+# on recorded soak output, and vm-run's exit status, working tree sharing,
+# splat detection and second boots in a real VM.
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
-tap_setup 33
+tap_setup 35
 trap 'rm -rf "$tmp" "$top"/scripts/tests/untracked-*' EXIT
 
 # The matrix (scripts/matrix.conf) and its reader: what make reads of it
@@ -104,5 +104,15 @@ IBPD_VM_APPEND="rdinit=/nonexistent" expect_rc 125 \
 [ "$(grep -c 'booting again' "$tmp/out")" = 1 ] &&
 	grep -q 'vm-run: the VM ended without a job status' "$tmp/out"
 ok $? "vm-run: one second boot, and the failure reported"
+
+# A splat in the boot, before anything of ours loads, is the boot's: no
+# job, a second boot. Here the "splat" is on the kernel's command line,
+# which the kernel prints in every boot: twice, then the run fails.
+IBPD_VM_APPEND="WARNING:synthetic" expect_rc 1 \
+	"vm-run: a splat in the boot: booted again, still there: fails" \
+	"$top/scripts/vm/vm-run" --no-ibpd -- sh -c 'echo job-ran'
+[ "$(grep -c 'a kernel splat in the boot, before the job.*booting again' "$tmp/out")" = 1 ] &&
+	! grep -q '^job-ran' "$tmp/out"
+ok $? "vm-run: the job does not run after a splat in the boot"
 
 tap_totals
