@@ -980,7 +980,7 @@ class RdmaCoreCheck:
         (its private ABI, the old import_context contract) and against the
         series' (the bumped one, the new contract); each libibverbs looks for
         lib<name>-rdmav<its ABI>.so only, and the dynamic linker refuses
-        the provider of the other ABI (its IBVERBS_PRIVATE_ version is not
+        the provider of the other ABI (its private version node is not
         there), while the matched pairs load."""
         if not pristine:
             f.write("# no pristine rdma-core build\n")
@@ -1122,7 +1122,7 @@ class RdmaCoreCheck:
         libraries the series can change (ABI_SCOPE: libibverbs), against
         the pristine release's build (what a stable branch's ABI files
         would hold, which the release tarball lacks), less libibverbs'
-        private symbols (IBVERBS_PRIVATE_*: the series adds to them; they
+        private symbols (the private version node: the series adds to them; they
         bind only rdma-core's own providers, built with it)."""
         new = os.path.join(src, "build/lib")
         old = os.path.join(pristine, "lib")

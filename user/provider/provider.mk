@@ -30,7 +30,7 @@ CFLAGS     ?= -O2 -g
 
 include scripts/matrix.conf
 
-# The provider ABI (IBVERBS_PRIVATE_NN) of the installed libibverbs.
+# The provider ABI of the installed libibverbs (scripts/build/provider-abi).
 provider-sys-lib := /usr/lib/$(shell $(CC) -print-multiarch)/libibverbs.so.1
 provider-sys-abi := $(shell scripts/build/provider-abi $(provider-sys-lib))
 
