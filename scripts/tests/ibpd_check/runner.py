@@ -1,0 +1,198 @@
+# SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+"""make check's runner: runs the sections of the registry (sections.py)
+in two lanes, writes each step's output to out/check/STEP.tap, and sums
+them up with tap.parse().
+
+The main lane prints as it runs. The debug lane runs beside it, into
+out/check/debug-lane.log, printed after the main lane's. A section of
+lane "any" goes to whichever lane is free first (a VM's tests are mostly
+one process: two lanes keep the two CPUs busy; two kernels' VMs side by
+side each took three times as long, so the kernels stay in one lane).
+"""
+
+import os
+import subprocess
+import sys
+import threading
+import time
+
+from . import tap
+
+MAIN, DEBUG, ANY = "main", "debug", "any"
+
+
+class Lane:
+    """Where a lane's sections print."""
+
+    def __init__(self, name, stream, start):
+        self.name = name
+        self.stream = stream
+        self.start = start
+        self.ok = True
+
+    def print(self, line=""):
+        self.stream.write(line + "\n")
+        self.stream.flush()
+
+    def section(self, title):
+        self.print()
+        self.print("### %s (%ds)" % (title, time.monotonic() - self.start))
+
+
+class Context:
+    """What a section's run() gets: the checkout, the output directory,
+    the kernels and the mode, and step()/fail() to run and record."""
+
+    def __init__(self, top, out, kernels, quick, lane, runner):
+        self.top = top
+        self.out = out
+        self.kernels = kernels
+        self.quick = quick
+        self.lane = lane
+        self._runner = runner
+        self.ok = True
+
+    def path(self, *parts):
+        return os.path.join(self.top, *parts)
+
+    def tap_path(self, name):
+        return os.path.join(self.out, name + ".tap")
+
+    def step(self, name, argv, env=None, show=True, nested=False,
+             log=None):
+        """Runs argv (in the checkout), its output (stderr too) to
+        out/check/NAME.tap and, if show, the lane's stream. A step that
+        exits non-zero without a failed case in its output counts as one
+        failed case. log: also keep the output there. True if it exited 0.
+        """
+        self._runner.nested[name] = nested
+        e = dict(os.environ)
+        e.update(env or {})
+        with open(self.tap_path(name), "w") as f:
+            p = subprocess.Popen(argv, cwd=self.top, env=e,
+                                 stdin=subprocess.DEVNULL,
+                                 stdout=subprocess.PIPE,
+                                 stderr=subprocess.STDOUT,
+                                 text=True, errors="replace")
+            for line in p.stdout:
+                f.write(line)
+                f.flush()
+                if show:
+                    self.lane.stream.write(line)
+                    self.lane.stream.flush()
+            rc = p.wait()
+        if rc == 0:
+            return True
+        self.ok = False
+        with open(self.tap_path(name)) as f:
+            r = tap.parse(f, nested)
+        if not r.counts.failed:
+            self.record(name, tap.Counts(failed=1).totals(
+                "%s exited %d" % (name, rc)), append=True)
+        return False
+
+    def fail(self, name, why):
+        """A step that could not run: one failed case."""
+        self.ok = False
+        self.record(name, tap.Counts(failed=1).totals(why))
+
+    def record(self, name, line, append=False):
+        with open(self.tap_path(name), "a" if append else "w") as f:
+            f.write(line + "\n")
+        self.lane.print(line)
+
+
+class Runner:
+    def __init__(self, top, sections, kernels, quick=False, debug=True,
+                 out=None, stream=None):
+        self.top = top
+        self.out = out or os.path.join(top, "out", "check")
+        self.kernels = kernels
+        self.quick = quick
+        self.debug = debug
+        self.stream = stream or sys.stdout
+        self.nested = {}
+        self.start = time.monotonic()
+        self.sections = [s for s in sections if s.wanted(quick, debug)]
+        self.queue = [s for s in self.sections if s.lane == ANY]
+        self.lock = threading.Lock()
+        self.done = {}
+
+    def take(self):
+        with self.lock:
+            return self.queue.pop(0) if self.queue else None
+
+    def run_section(self, s, lane):
+        for name in s.requires:
+            if not self.done.get(name, False):
+                lane.section("%s: not run (%s failed)" % (s.title, name))
+                return False
+        lane.section(s.title)
+        ctx = Context(self.top, self.out, self.kernels, self.quick, lane,
+                      self)
+        try:
+            s.run(ctx)
+        except Exception as e:  # a section's own bug: it failed
+            ctx.fail(s.name + "-error", "%s: %s: %s" % (
+                s.name, type(e).__name__, e))
+        self.done[s.name] = ctx.ok
+        lane.ok = lane.ok and ctx.ok
+        return ctx.ok
+
+    def run_lane(self, lane, name):
+        for s in self.sections:
+            if s.lane == name:
+                self.run_section(s, lane)
+        while True:
+            s = self.take()
+            if not s:
+                break
+            self.run_section(s, lane)
+
+    def run(self):
+        """All the sections; the summary last. Exit status."""
+        import shutil
+        shutil.rmtree(self.out, ignore_errors=True)
+        os.makedirs(self.out)
+        main = Lane(MAIN, self.stream, self.start)
+        debug = None
+        t = None
+        if any(s.lane == DEBUG for s in self.sections):
+            log = open(os.path.join(self.out, "debug-lane.log"), "w")
+            debug = Lane(DEBUG, log, self.start)
+            main.section("debug kernel lane: started beside the sections "
+                         "below, printed after them (progress: %s)"
+                         % log.name)
+            t = threading.Thread(target=self.run_lane, args=(debug, DEBUG))
+            t.start()
+        self.run_lane(main, MAIN)
+        if t:
+            t.join()
+            debug.stream.close()
+            with open(debug.stream.name) as f:
+                for line in f:
+                    main.stream.write(line)
+            main.stream.flush()
+        return self.summary(main)
+
+    def summary(self, lane):
+        lane.section("summary")
+        total = tap.Counts()
+        notes = []
+        for fn in sorted(os.listdir(self.out)):
+            if not fn.endswith(".tap"):
+                continue
+            name = fn[:-4]
+            with open(os.path.join(self.out, fn), errors="replace") as f:
+                r = tap.parse(f, self.nested.get(name, False))
+            total += r.counts
+            for line in r.failures:
+                lane.print("# failed in %s: %s" % (name, line))
+            notes += r.notes
+        for n in notes:
+            lane.print("# failed: %s" % n)
+        lane.print(total.totals())
+        lane.print(total.summary())
+        ok = total.failed == 0 and all(self.done.get(s.name, False)
+                                       for s in self.sections)
+        return 0 if ok else 1

@@ -1,0 +1,207 @@
+# SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+"""The registry of make check's sections: each whole in one place, its
+host half here (or the script it starts), its guest half named.
+
+A Section's run(ctx) runs its steps (runner.Context.step), each a
+command whose kselftest TAP goes to out/check/STEP.tap. Lanes: "main"
+(in order, printed as it runs), "debug" (beside it), "any" (the lane
+that is free first). quick: in make check-quick too (there with the
+system libibverbs only).
+"""
+
+import os
+import subprocess
+
+from .runner import MAIN, DEBUG, ANY
+
+
+class Section:
+    def __init__(self, name, title, lane, run, guest=None, quick=False,
+                 debug=False, requires=()):
+        self.name = name
+        self.title = title
+        self.lane = lane
+        self.run = run
+        self.guest = guest
+        self.quick = quick
+        self.debug = debug
+        self.requires = requires
+
+    def wanted(self, quick, debug):
+        if quick and not self.quick:
+            return False
+        return debug or not self.debug
+
+
+def matrix(top, name):
+    return subprocess.run([os.path.join(top, "scripts/build/matrix"), name],
+                          check=True, capture_output=True,
+                          text=True).stdout.strip()
+
+
+def vm_run(ctx, *args):
+    return [ctx.path("scripts/vm/vm-run")] + list(args)
+
+
+# The series are signed off by whoever stages them: here, make check.
+def gitconfig(ctx):
+    p = os.path.join(ctx.out, "gitconfig")
+    with open(p, "w") as f:
+        f.write("[user]\n\tname = ibpd make check\n"
+                "\temail = check@ibpd.invalid\n")
+    return {"GIT_CONFIG_GLOBAL": p}
+
+
+def static(ctx):
+    ctx.step("static", [ctx.path("scripts/tests/static_test.sh")],
+             env={"KERNELS": " ".join(ctx.kernels)})
+
+
+def staging(ctx):
+    ctx.step("staging", [ctx.path("scripts/upstream/stage-upstream"),
+                         "--check"], env=gitconfig(ctx))
+
+
+def proof(ctx):
+    env = gitconfig(ctx)
+    env["KERNELS"] = " ".join(ctx.kernels)
+    ctx.step("upstream-proof", [ctx.path("scripts/upstream/upstream-proof")],
+             env=env)
+
+
+def deb(ctx):
+    ctx.step("deb", [ctx.path("scripts/tests/deb_test.sh")])
+
+
+def make(ctx, *args, log=None):
+    """make -s in the checkout; its output to LOG (tail shown on failure)."""
+    with open(log or os.devnull, "w") as f:
+        rc = subprocess.run(["make", "-s", "-C", ctx.top] + list(args),
+                            stdout=f, stderr=subprocess.STDOUT).returncode
+    if rc and log:
+        with open(log) as f:
+            for line in f.readlines()[-20:]:
+                ctx.lane.print(line.rstrip("\n"))
+    return rc == 0
+
+
+def kernel_section(k):
+    """One boot of kernel k: its kselftests, then the verbs tests with
+    each libibverbs, then the unload test."""
+    def run(ctx):
+        if not make(ctx, "module", "KERNEL=" + k,
+                    log=os.path.join(ctx.out, "build-%s.log" % k)):
+            ctx.fail("kernel-" + k, "module build for " + k)
+            return
+        libs = ["system"]
+        if not ctx.quick:
+            libs += matrix(ctx.top, "rdma-cores").split()
+        for lib in libs[1:]:	# on the host: the VM's root is read-only
+            subprocess.run([ctx.path("scripts/build/rdma-core-fetch"), lib],
+                           stdout=subprocess.DEVNULL)
+        ctx.lane.print("# libibverbs: " + " ".join(libs))
+        ctx.step("kernel-" + k, vm_run(
+            ctx, "--kernel", k, "--rxe", "--",
+            ctx.path("selftests/vm/run_kernel.sh")) + libs, nested=True)
+    return Section("kernel-" + k,
+                   "kselftests and verbs tests on kernel %s (one boot)" % k,
+                   MAIN, run, guest="selftests/vm/run_kernel.sh", quick=True)
+
+
+def debug_build(ctx):
+    # ibpd's objects with gcov (IBPD_GCOV=1), for the coverage report;
+    # the selftests are make all's (the same linux-source-6.1 harness)
+    kd = subprocess.run([ctx.path("scripts/build/kernel-dir"), "debug"],
+                        stdout=subprocess.PIPE, text=True)
+    if kd.returncode or not make(ctx, "module", "KERNEL=debug",
+                                 "IBPD_GCOV=1"):
+        ctx.fail("debug-build", "debug kernel build")
+
+
+def debug_dir(ctx):
+    return subprocess.run([ctx.path("scripts/build/kernel-dir"), "debug"],
+                          check=True, stdout=subprocess.PIPE,
+                          text=True).stdout.strip()
+
+
+KUNIT_TAG = "IBPD-KUNIT: "
+
+
+def debug(ctx):
+    """KUnit, then the robustness campaign, in one boot; the KUnit
+    suites' KTAP (tagged by run_debug.sh) is parsed by kunit.py."""
+    ctx.step("debug", vm_run(
+        ctx, "--kernel", "debug", "--log",
+        os.path.join(ctx.out, "debug-console.log"), "--",
+        ctx.path("selftests/vm/run_debug.sh")),
+        env={"IBPD_VM_APPEND": "panic_on_warn=1"})
+    raw = os.path.join(ctx.out, "kunit-raw.tap")
+    with open(ctx.tap_path("debug"), errors="replace") as f, \
+            open(raw, "w") as k:
+        for line in f:
+            if line.startswith(KUNIT_TAG):
+                k.write(line[len(KUNIT_TAG):])
+    ctx.step("kunit", [ctx.path("scripts/tests/kunit-parse"),
+                       os.path.join(debug_dir(ctx), "source"), raw])
+
+
+def kcov(ctx):
+    ctx.step("kcov", [ctx.path("scripts/tests/kcov-fuzz")])
+
+
+def coverage(ctx):
+    with open(os.path.join(debug_dir(ctx), "kver")) as f:
+        kver = f.read().strip()
+    ctx.step("coverage", [ctx.path("scripts/tests/coverage"), kver,
+                          os.environ.get("IBPD_COVERAGE_GOAL", "95"),
+                          os.path.join(ctx.out, "debug-console.log")])
+
+
+def install(ctx):
+    ctx.step("install", [ctx.path("scripts/tests/install_test.sh")])
+
+
+def tooling(ctx):
+    ctx.step("tooling", [ctx.path("scripts/tests/scripts_test.sh")])
+    ctx.step("build", [ctx.path("scripts/tests/build_test.sh")])
+    ctx.step("ibpd-check", ["/usr/bin/python3", "-m", "unittest", "-v",
+                            "ibpd_check.test_check"],
+             env={"PYTHONPATH": ctx.path("scripts/tests")})
+
+
+def bench(ctx):
+    ctx.step("bench", [ctx.path("scripts/tests/bench_test.sh")])
+
+
+def registry(kernels):
+    """make check's sections, in their order."""
+    return [
+        Section("static", "static checks (W=1, sparse, checkpatch, uapi "
+                "headers)", MAIN, static, quick=True),
+        Section("staging", "upstream staging (patch series on the newest "
+                "kernel source)", MAIN, staging),
+        Section("upstream-proof", "booted proof of the upstream series (the "
+                "patched kernel, then the stock kernels)", MAIN, proof,
+                guest="selftests/vm/run_proof.sh"),
+        Section("deb", "Debian packages (make deb, lintian; apt-get, dkms, "
+                "upgrade, purge in the VM)", MAIN, deb,
+                guest="selftests/vm/deb_vm.sh"),
+    ] + [kernel_section(k) for k in kernels] + [
+        Section("debug-build", "debug kernel (KASAN, lockdep, kmemleak, "
+                "failslab, KUnit)", DEBUG, debug_build, debug=True),
+        Section("debug", "KUnit and robustness on the debug kernel (one "
+                "boot)", DEBUG, debug, guest="selftests/vm/run_debug.sh",
+                debug=True, requires=("debug-build",)),
+        Section("kcov", "coverage-guided fuzzing on the debug kernel (KCOV: "
+                "guided against blind)", DEBUG, kcov,
+                guest="selftests/vm/run_kcov.sh", debug=True,
+                requires=("debug-build",)),
+        Section("coverage", "kernel line coverage of ibpd (gcov, lcov)",
+                DEBUG, coverage, debug=True, requires=("debug-build",)),
+        Section("install", "install (make install DESTDIR, pkg-config, man "
+                "pages, modinfo)", ANY, install),
+        Section("tooling", "tooling tests (splat detector, vm-run, the "
+                "Makefile, the runner's TAP)", ANY, tooling),
+        Section("bench", "benchmark smoke test (a short make bench)", ANY,
+                bench),
+    ]

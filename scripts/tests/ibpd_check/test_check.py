@@ -1,0 +1,183 @@
+# SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+"""The runner's own tests, on logs recorded in scripts/tests/logs/ (as
+kunit_tool_test.py tests kunit.py on its test_data): the TAP parser on a
+harness program's output, the kernel's kselftest runner's (6.1's and
+7.3's, run over programs that pass, fail, crash and skip), output nested
+one level deeper than the runner, and the writer."""
+
+import io
+import os
+import sys
+import tempfile
+import unittest
+
+from . import runner, sections, tap
+
+LOGS = os.path.join(os.path.dirname(__file__), "..", "logs")
+
+
+def log(name):
+    with open(os.path.join(LOGS, name)) as f:
+        return f.read().splitlines(True)
+
+
+class Parse(unittest.TestCase):
+    def test_harness(self):
+        # the tail of ibpd_test, then the stress and fuzz programs
+        r = tap.parse(log("ksft-harness.log"))
+        self.assertEqual(r.counts, tap.Counts(60, 0, 0))
+        self.assertEqual(r.failures, [])
+
+    def test_runner(self):
+        # pass 2 + skip 1; pass 1 + fail 1; a crash with no totals: one
+        # failure; a program that skips (exit 4): one skip. 7.3's runner
+        # adds totals of its own (programs): not counted again.
+        for k in ("6.1", "7.3"):
+            r = tap.parse(log("ksft-runner-%s.log" % k), nested=True)
+            self.assertEqual(r.counts, tap.Counts(3, 2, 2), k)
+            self.assertEqual(r.failures, [
+                "not ok 2 b.two",
+                "not ok 2 selftests: ibpd: t_fail.sh # exit=1",
+                "not ok 3 selftests: ibpd: t_crash.sh # exit=139"], k)
+
+    def test_runner_unnested(self):
+        # read as plain TAP, 7.3's runner's own totals are all there is
+        r = tap.parse(log("ksft-runner-7.3.log"))
+        self.assertEqual(r.counts, tap.Counts(1, 2, 1))
+        self.assertEqual(len(r.failures), 2)
+
+    def test_runner_then_programs(self):
+        # what a kernel's boot prints: the runner's kselftests, then
+        # programs run without it (stress, fuzz, the verbs tests)
+        for k in ("6.1", "7.3"):
+            lines = log("ksft-runner-%s.log" % k) + log("ksft-harness.log")
+            r = tap.parse(lines, nested=True)
+            self.assertEqual(r.counts, tap.Counts(63, 2, 2), k)
+
+    def test_nested_deeper(self):
+        # run_proof.sh prints the rdma kselftests' runner one level down:
+        # their results are the proof's to judge, not cases of its own
+        r = tap.parse(log("proof-nested.log"))
+        self.assertEqual(r.counts, tap.Counts())
+        self.assertEqual(r.failures, [])
+        r = tap.parse(log("proof-nested.log"), nested=True)
+        self.assertEqual(r.counts, tap.Counts())
+
+    def test_notes(self):
+        r = tap.parse(["TAP version 13\n", "ok 1 x\n",
+                       "# Totals: pass:1 fail:0 xfail:0 xpass:0 skip:0 "
+                       "error:0\n",
+                       "# Totals: pass:0 fail:1 xfail:0 xpass:0 skip:0 "
+                       "error:0 (static exited 2)\n"])
+        self.assertEqual(r.counts, tap.Counts(1, 1, 0))
+        self.assertEqual(r.notes, ["static exited 2"])
+
+    def test_error_is_a_failure(self):
+        r = tap.parse(["# Totals: pass:3 fail:1 xfail:0 xpass:0 skip:2 "
+                       "error:1\n"])
+        self.assertEqual(r.counts, tap.Counts(3, 2, 2))
+
+
+class Writer(unittest.TestCase):
+    def test_roundtrip(self):
+        out = io.StringIO()
+        w = tap.Writer(out=out)
+        w.ok(True, "one")
+        w.ok(False, "two", diag="why\nit failed")
+        w.skip("three", "no rxe")
+        self.assertFalse(w.totals())
+        text = out.getvalue()
+        self.assertEqual(text.splitlines(), [
+            "TAP version 13", "ok 1 one", "not ok 2 two", "# why",
+            "# it failed", "ok 3 # SKIP three: no rxe", "1..3",
+            "# Totals: pass:1 fail:1 xfail:0 xpass:0 skip:1 error:0"])
+        r = tap.parse(io.StringIO(text))
+        self.assertEqual(r.counts, tap.Counts(1, 1, 1))
+        self.assertEqual(r.failures, ["not ok 2 two"])
+
+    def test_plan(self):
+        out = io.StringIO()
+        w = tap.Writer(plan=2, out=out)
+        w.ok(True, "one")
+        self.assertFalse(w.totals())
+        self.assertIn("# planned 2 cases, ran 1", out.getvalue())
+        self.assertTrue(out.getvalue().startswith("TAP version 13\n1..2\n"))
+
+
+class Runner(unittest.TestCase):
+    """The lanes, the queue, a step's exit status and the summary, on
+    sections that run sh."""
+
+    def sh(self, name, script, lane, **kw):
+        return sections.Section(name, name, lane, lambda ctx: ctx.step(
+            name, ["sh", "-c", script]), **kw)
+
+    def run_sections(self, secs, **kw):
+        with tempfile.TemporaryDirectory() as d:
+            out = io.StringIO()
+            r = runner.Runner(d, secs, [], out=os.path.join(d, "check"),
+                              stream=out, **kw)
+            return r.run(), out.getvalue(), r
+
+    def test_summary(self):
+        ok = "echo 'ok 1 a'; echo '%s'" % tap.Counts(1).totals()
+        rc, text, r = self.run_sections([
+            self.sh("one", ok, runner.MAIN),
+            self.sh("two", "echo 'not ok 1 b'; echo '%s'; exit 1" %
+                    tap.Counts(failed=1).totals(), runner.DEBUG,
+                    debug=True),
+            self.sh("three", "exit 3", runner.ANY),
+            self.sh("four", ok, runner.ANY),
+            self.sh("five", ok, runner.DEBUG, debug=True,
+                    requires=("two",))])
+        self.assertEqual(rc, 1)
+        lines = text.splitlines()
+        self.assertEqual(lines[-1], "2 passed, 2 failed, 0 skipped")
+        self.assertIn("# failed in two: not ok 1 b", lines)
+        self.assertIn("# failed: three exited 3", lines)
+        self.assertTrue(any(x.startswith("### five: not run (two failed)")
+                            for x in lines))
+        # each lane took one of the shared sections, or one took both
+        self.assertEqual(r.queue, [])
+        self.assertEqual(sorted(r.done), ["four", "one", "three", "two"])
+
+    def test_quick_and_no_debug(self):
+        rc, text, r = self.run_sections([
+            self.sh("one", "echo '%s'" % tap.Counts(2).totals(),
+                    runner.MAIN, quick=True),
+            self.sh("two", "exit 1", runner.MAIN),
+            self.sh("three", "exit 1", runner.DEBUG, debug=True,
+                    quick=True)], quick=True, debug=False)
+        self.assertEqual(rc, 0)
+        self.assertEqual(text.splitlines()[-1],
+                         "2 passed, 0 failed, 0 skipped")
+
+
+class TapResult(unittest.TestResult):
+    """unittest's results as kselftest TAP, for make check."""
+
+    def __init__(self, writer):
+        super().__init__()
+        self.w = writer
+
+    def addSuccess(self, test):
+        self.w.ok(True, test.id())
+
+    def addFailure(self, test, err):
+        self.w.ok(False, test.id(), self._exc_info_to_string(err, test))
+
+    addError = addFailure
+
+    def addSkip(self, test, reason):
+        self.w.skip(test.id(), reason)
+
+
+def main():
+    suite = unittest.defaultTestLoader.loadTestsFromName(__name__)
+    w = tap.Writer(plan=suite.countTestCases())
+    suite.run(TapResult(w))
+    sys.exit(0 if w.totals() else 1)
+
+
+if __name__ == "__main__":
+    main()
