@@ -21,16 +21,8 @@ newtests="rxe_shared_ucontext.sh siw_shared_ucontext.sh"
 [ -n "${IBPD_IN_VM:-}" ] ||
 	{ echo "$0: runs in the test VM, started by scripts/upstream/upstream-proof" >&2; exit 2; }
 
-pass=0 fails=0
-verdict() {	# verdict STATUS NAME
-	if [ "$1" = 0 ]; then
-		echo "ok $2"
-		pass=$((pass + 1))
-	else
-		echo "not ok $2 (exit $1)"
-		fails=$((fails + 1))
-	fi
-}
+# shellcheck source=selftests/tap.sh
+. "$top/selftests/tap.sh"
 
 echo "TAP version 13"
 echo "# $IBPD_PROOF kernel $(uname -r)"
@@ -62,7 +54,7 @@ if [ "$IBPD_PROOF" = upstream ] || [ "${IBPD_PROOF_KSFT:-0}" = 1 ]; then
 		else
 			grep -qx "# ksft-rdma: $newtest skip" /tmp/ksft.res
 		fi
-		verdict $? "$IBPD_PROOF: selftests/rdma $newtest through run_kselftest.sh ($([ "$IBPD_PROOF" = upstream ] && echo passes || echo skips))"
+		ok $? "$IBPD_PROOF: selftests/rdma $newtest through run_kselftest.sh ($([ "$IBPD_PROOF" = upstream ] && echo passes || echo skips))"
 	done
 	# their cleanup unloads rdma_rxe where it is a module
 	modprobe -q rdma_rxe 2> /dev/null
@@ -73,7 +65,7 @@ ip link show dummy0 > /dev/null 2>&1 || ip link add dummy0 type dummy
 ip link set dummy0 up &&
 	rdma link add rxe0 type rxe netdev dummy0 &&
 	case $want in *siw0*) rdma link add siw0 type siw netdev dummy0 ;; esac
-verdict $? "$IBPD_PROOF: $want"
+ok $? "$IBPD_PROOF: $want"
 
 # the patched libibverbs, with the out-of-tree ibpd provider
 export LD_LIBRARY_PATH=$IBPD_RDMA_CORE/lib PATH=$IBPD_RDMA_CORE/bin:$PATH
@@ -81,10 +73,10 @@ export RDMAV_DRIVERS=$IBPD_PROVIDER
 devs=$(ibv_devices 2>&1 | awk 'NR > 2 { print $1 }' | sort | paste -sd' ')
 echo "# ibv_devices ($IBPD_RDMA_CORE/lib/libibverbs.so.1): $devs"
 [ "$devs" = "$want" ]
-verdict $? "$IBPD_PROOF: the patched libibverbs sees $want"
+ok $? "$IBPD_PROOF: the patched libibverbs sees $want"
 for dev in $want; do
 	ibv_devinfo -d "$dev" > /tmp/devinfo 2>&1
-	verdict $? "$IBPD_PROOF: ibv_devinfo -d $dev"
+	ok $? "$IBPD_PROOF: ibv_devinfo -d $dev"
 done
 
 if [ "$IBPD_PROOF" = upstream ]; then
@@ -98,14 +90,14 @@ else
 fi
 "$b/provider/seed_test" 2>&1 | tee /tmp/seed.tap
 rc=${PIPESTATUS[0]}
-verdict "$rc" "$IBPD_PROOF: seed_test on $want, $what"
+ok "$rc" "$IBPD_PROOF: seed_test on $want, $what"
 for dev in ${want#ibpd0 }; do
 	"$top/selftests/vm/rxe_diff.sh" /tmp/seed.tap ibpd0 "$dev" | tee /tmp/diff
 	# the same cases and results as ibpd0; on the patched kernel with
 	# none skipped for want of import
 	grep -q '^ok ' /tmp/diff &&
 		{ [ "$IBPD_PROOF" = stock ] || grep -q ', 0 without import)' /tmp/diff; }
-	verdict $? "$IBPD_PROOF: $dev against ibpd0 (seed contract differential)"
+	ok $? "$IBPD_PROOF: $dev against ibpd0 (seed contract differential)"
 done
 
 # rdma-core's own tests, built with it, against the expectations of
@@ -124,8 +116,7 @@ if [ "$IBPD_PROOF" = upstream ]; then
 		rc=$?
 		cat /tmp/pydiff
 		[ $rc = 0 ] || sed -n 's/^RESULT /# RESULT staged '"$dev"' /p' "/tmp/pyverbs-$dev"
-		verdict $rc "$IBPD_PROOF: rdma-core's tests on $dev as pyverbs.expect says"
+		ok $rc "$IBPD_PROOF: rdma-core's tests on $dev as pyverbs.expect says"
 	done
 fi
-echo "# Totals: pass:$pass fail:$fails xfail:0 xpass:0 skip:0 error:0"
-[ "$fails" = 0 ]
+tap_totals

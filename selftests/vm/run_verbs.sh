@@ -50,15 +50,11 @@ use_lib() {
 		"$(ldd "$b/seed_test" | sed -n 's/.*libibverbs.so.1 => \([^ ]*\).*/\1/p')"
 }
 
-pass=0 fails=0 status=0
+# shellcheck source=selftests/tap.sh
+. "$top/selftests/tap.sh"
+status=0
 verdict() {	# verdict STATUS NAME: one TAP line of run_verbs.sh's own
-	if [ "$1" = 0 ]; then
-		echo "ok $2"
-		pass=$((pass + 1))
-	else
-		echo "not ok $2 (exit $1)"
-		fails=$((fails + 1))
-	fi
+	if [ "$1" = 0 ]; then ok 0 "$2"; else ok 1 "$2 (exit $1)"; fi
 }
 
 check() {	# check NAME CMD...: a command that passes or fails
@@ -106,5 +102,4 @@ for lib in "${libs[@]}"; do
 			"/tmp/pyverbs-$lib-$dev" "$lib" "$dev" || status=1
 	done
 done
-echo "# Totals: pass:$pass fail:$fails xfail:0 xpass:0 skip:0 error:0"
-[ "$fails" = 0 ] && [ "$status" = 0 ]
+tap_totals && [ "$status" = 0 ]

@@ -34,16 +34,17 @@ ni=$(awk '$2 == "no-import"' "$tmp/b" | wc -l)
 # DEV_B's import skips stand for DEV_A's passes
 sed 's/ no-import$/ ok/' "$tmp/b" > "$tmp/b-norm"
 
+# shellcheck source=selftests/tap.sh
+. "$(dirname "$0")/../tap.sh"
 echo "TAP version 13"
 echo "1..1"
 what="$na cases on $a ($pa passed), $nb on $b ($pb passed, $ni without import)"
-if [ "$na" -gt 0 ] && cmp -s "$tmp/a" "$tmp/b-norm" &&
-   ! grep -q ' no-import$' "$tmp/a"; then
-	echo "ok 1 differential $a/$b: $what, same results"
-	echo "# Totals: pass:1 fail:0 xfail:0 xpass:0 skip:0 error:0"
-	exit 0
+[ "$na" -gt 0 ] && cmp -s "$tmp/a" "$tmp/b-norm" && ! grep -q ' no-import$' "$tmp/a"
+st=$?
+if [ $st = 0 ]; then
+	ok 0 "differential $a/$b: $what, same results"
+else
+	ok 1 "differential $a/$b: $what, results differ"
+	diff "$tmp/a" "$tmp/b-norm" | sed 's/^/# /'
 fi
-echo "not ok 1 differential $a/$b: $what, results differ"
-diff "$tmp/a" "$tmp/b-norm" | sed 's/^/# /'
-echo "# Totals: pass:0 fail:1 xfail:0 xpass:0 skip:0 error:0"
-exit 1
+tap_totals
