@@ -166,7 +166,7 @@ check: deps
 
 # The fast tier: the static checks, one kernel's kselftests and verbs tests.
 check-quick: all
-	KERNELS="$(or $(KERNELS),$(KERNEL))" IBPD_QUICK=1 scripts/tests/check
+	KERNELS="$(or $(KERNELS),$(KERNEL))" scripts/tests/check --quick
 
 # One test in the test VM, the inner loop (under a minute warm; a name
 # of build/selftests/, selftests/ or the verbs tests, or a path), on the

@@ -1,13 +1,20 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 #
-# Runs inside the debug VM (KASAN, lockdep, kmemleak, failslab): the
-# functional selftests, concurrent stress, the fail-nth sweeps, ioctl
-# fuzzing, a short soak, device delete and module unload cycles, then a
-# kmemleak scan, all as kselftest TAP. vm-run fails the run on any splat in the console.
+# Runs inside the debug VM (KASAN, lockdep, kmemleak, failslab): the KUnit
+# suites (run_kunit.sh; their KTAP with each line tagged "IBPD-KUNIT: ",
+# which make check hands to kunit.py), the functional selftests,
+# concurrent stress, the fail-nth sweeps, ioctl fuzzing, a short soak,
+# device delete and module unload cycles, then a kmemleak scan, all as
+# kselftest TAP. vm-run fails the run on any splat in the console.
 dir=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=selftests/vm/lib.sh
 . "$dir/lib.sh"
+
+# KUnit first, apart from the kselftests' TAP (and before the kmemleak
+# scan's start: the suites are not the campaign it judges)
+"$dir/run_kunit.sh" > /tmp/kunit.out 2>&1 || rc=1
+sed 's/^/IBPD-KUNIT: /' /tmp/kunit.out
 
 "$dir/kmemleak_check.sh" clear
 

@@ -117,6 +117,7 @@ class Runner:
         self.queue = [s for s in self.sections if s.lane == ANY]
         self.lock = threading.Lock()
         self.done = {}
+        self.times = []
 
     def take(self):
         with self.lock:
@@ -128,6 +129,7 @@ class Runner:
                 lane.section("%s: not run (%s failed)" % (s.title, name))
                 return False
         lane.section(s.title)
+        t = time.monotonic()
         ctx = Context(self.top, self.out, self.kernels, self.quick, lane,
                       self)
         try:
@@ -136,6 +138,7 @@ class Runner:
             ctx.fail(s.name + "-error", "%s: %s: %s" % (
                 s.name, type(e).__name__, e))
         self.done[s.name] = ctx.ok
+        self.times.append((s.name, lane.name, time.monotonic() - t))
         lane.ok = lane.ok and ctx.ok
         return ctx.ok
 
@@ -191,6 +194,9 @@ class Runner:
             notes += r.notes
         for n in notes:
             lane.print("# failed: %s" % n)
+        for name, where, secs in self.times:
+            lane.print("# time: %-16s %-5s lane %5d s" % (name, where, secs))
+        lane.print("# time: all %d s" % (time.monotonic() - self.start))
         lane.print(total.totals())
         lane.print(total.summary())
         ok = total.failed == 0 and all(self.done.get(s.name, False)

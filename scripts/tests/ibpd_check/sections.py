@@ -164,7 +164,7 @@ def install(ctx):
 def tooling(ctx):
     ctx.step("tooling", [ctx.path("scripts/tests/scripts_test.sh")])
     ctx.step("build", [ctx.path("scripts/tests/build_test.sh")])
-    ctx.step("ibpd-check", ["/usr/bin/python3", "-m", "unittest", "-v",
+    ctx.step("ibpd-check", ["/usr/bin/python3", "-m",
                             "ibpd_check.test_check"],
              env={"PYTHONPATH": ctx.path("scripts/tests")})
 

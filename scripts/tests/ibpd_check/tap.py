@@ -116,8 +116,7 @@ def parse(lines, nested=False):
     runner, next to it) are.
     """
     r = Result()
-    block = Counts()
-    block_totals = 0
+    block, block_totals, block_failures = Counts(), 0, []
     runner_lines = other_lines = 0
     for raw in lines:
         line, depth = unnest(raw.rstrip("\n"))
@@ -128,17 +127,23 @@ def parse(lines, nested=False):
         m = TOTALS.match(line)
         if depth == 1:
             if line.startswith("not ok"):
-                r.failures.append(line)
+                block_failures.append(line)
             elif m:
                 c, note = totals_of(m.group(1))
                 block += c
                 block_totals += 1
                 if note and c.failed:
-                    r.notes.append(note)
+                    block_failures.append("# failed: " + note)
             continue
+        runner = nested and RUNNER.match(line)
+        if runner:
+            r.failures += [f for f in block_failures
+                           if not f.startswith("# failed: ")]
         if line.startswith("not ok"):
             r.failures.append(line)
-        if nested and RUNNER.match(line):
+        if runner:
+            r.notes += [f[len("# failed: "):] for f in block_failures
+                        if f.startswith("# failed: ")]
             if block_totals:
                 r.counts += block
                 if line.startswith("not ok") and not block.failed:
@@ -146,21 +151,22 @@ def parse(lines, nested=False):
             else:
                 r.counts += result_counts(line)
             r.totals_lines += block_totals
-            block, block_totals = Counts(), 0
             runner_lines += 1
-            continue
-        if RESULT.match(line):
+        elif RESULT.match(line):
             other_lines += 1
+        elif not m:
             continue
-        if not m:
-            continue
-        if not (runner_lines and not other_lines):
-            c, note = totals_of(m.group(1))
-            r.counts += c
-            r.totals_lines += 1
-            if note and c.failed:
-                r.notes.append(note)
-        runner_lines = other_lines = 0
+        else:
+            if not (runner_lines and not other_lines):
+                c, note = totals_of(m.group(1))
+                r.counts += c
+                r.totals_lines += 1
+                if note and c.failed:
+                    r.notes.append(note)
+            runner_lines = other_lines = 0
+        # what was nested before a result or totals of the top level is
+        # not the next runner's program's: another program's diagnostics
+        block, block_totals, block_failures = Counts(), 0, []
     return r
 
 

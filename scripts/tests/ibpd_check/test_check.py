@@ -63,6 +63,16 @@ class Parse(unittest.TestCase):
         r = tap.parse(log("proof-nested.log"), nested=True)
         self.assertEqual(r.counts, tap.Counts())
 
+    def test_nested_then_runner(self):
+        # a proof's nested runner output, its own verdict, then a runner:
+        # the proof's nested totals and failures are not the runner's
+        lines = log("proof-nested.log") + [
+            "ok 1 stock: seed_test\n", tap.Counts(1).totals() + "\n"]
+        lines += log("ksft-runner-7.3.log")
+        r = tap.parse(lines, nested=True)
+        self.assertEqual(r.counts, tap.Counts(4, 2, 2))
+        self.assertEqual(len(r.failures), 3)
+
     def test_notes(self):
         r = tap.parse(["TAP version 13\n", "ok 1 x\n",
                        "# Totals: pass:1 fail:0 xfail:0 xpass:0 skip:0 "
