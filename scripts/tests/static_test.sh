@@ -14,7 +14,6 @@ kernels=${KERNELS:-$("$top/scripts/build/matrix" kernels)}
 kdir=$("$top/scripts/build/kernel-dir" "${kernels%% *}")
 
 hdrs=$(cd "$top/uapi" && ls rdma/*.h)
-echo "1..$((5 + 2 * $(echo "$kernels" | wc -w) + 2 * $(echo "$hdrs" | wc -w)))"
 
 # A clean build (every file compiled) with sparse on every file (C=2).
 for k in $kernels; do
@@ -99,4 +98,6 @@ for h in $hdrs; do
 	ok $? "uapi: $h compiles alone in C++"
 done
 
+# the plan: the cases that ran, counted, not a sum kept by hand
+echo "1..$tap_n"
 tap_totals

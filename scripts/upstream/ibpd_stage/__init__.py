@@ -1,0 +1,20 @@
+# SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+"""The upstream series' staging and check, one module per job.
+
+common         the matrix's values, the logs, running commands, reading
+               patch files, the TAP writer (scripts/tests/ibpd_check/tap.py)
+staging        stage-upstream: the three series, signed off with the
+               caller's git identity, in out/upstream/
+check          stage-upstream --check: the series' mails, the kernel
+               series (apply, build, kselftests, checkpatch, uAPI headers),
+               then rdma_core_check; as kselftest TAP
+rdma_core      rdma-core's sources and its build with the series
+               (stage.py rdma-core-build, rdma-core-tree), cached
+rdma_core_check  the rdma-core series' cases: apply, build, exports,
+               check-build, the ABI, the import_context contract
+check_build    rdma-core's own buildlib/check-build, less the tests that
+               do not apply here (a program of its own)
+
+scripts/upstream/stage.py is the entry point (stage-upstream runs it).
+Standard library only.
+"""
