@@ -133,8 +133,11 @@ FORCE:
 
 # The kselftests (selftests/Makefile, kselftest's lib.mk of the test
 # kernel's source): raw uverbs ioctls, they link nothing but libc.
+# Installed with the runner of KSRC into build/ksft (run_kselftest.sh),
+# where selftests/vm/run_vm.sh and run_debug.sh run them.
 selftests: verbs-tests
-	$(MAKE) -C selftests OUTPUT=$(CURDIR)/$(B)/selftests KSRC=$(KSRC)
+	$(MAKE) -C selftests OUTPUT=$(CURDIR)/$(B)/selftests KSRC=$(KSRC) \
+		KSFT_INSTALL=$(CURDIR)/$(B)/ksft ksft-install
 
 # The verbs tests (selftests/verbs/Makefile), on the same harness: the DV
 # ones against the provider of the system's libibverbs; into

@@ -70,10 +70,49 @@ static int dup_ctx(int fd)
 	return fd2;
 }
 
+/* A buffer to register: BUF_LEN bytes of 0x5a, MAP_FAILED on failure. */
+static char *test_buf(void)
+{
+	char *buf = mmap(NULL, BUF_LEN, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (buf != MAP_FAILED)
+		memset(buf, 0x5a, BUF_LEN);
+	return buf;
+}
+
+/*
+ * The fixtures' common setup once their file on IBPD_DEV is open (fd):
+ * a buffer to register (where buf), the PDs and the MRs (where base_mrs)
+ * live before the test; and their teardown.
+ */
+static void file_setup(struct __test_metadata *_metadata, int fd,
+		       char **buf, long long *base_pds, long long *base_mrs)
+{
+	ASSERT_LE(0, fd);
+	if (buf) {
+		*buf = test_buf();
+		ASSERT_NE(MAP_FAILED, *buf);
+	}
+	*base_pds = dbg_read("num_pds");
+	if (base_mrs)
+		*base_mrs = dbg_read("num_mrs");
+	ASSERT_LE(0, *base_pds);
+}
+
+static void file_teardown(struct __test_metadata *_metadata, int fd,
+			  char *buf)
+{
+	if (fd >= 0)
+		EXPECT_EQ(0, close(fd));
+	if (buf && buf != MAP_FAILED)
+		munmap(buf, BUF_LEN);
+}
+
 /*
  * SETUP_SKIP ends the test on the harness of every test kernel: neither
  * the body nor the teardown runs. (A plain SKIP(return) in setup does not
- * on 6.1's: the pd and abi fixtures' tests then ran without a device.)
+ * on 6.1's: the fixtures' tests then ran without a device.)
  */
 FIXTURE(setup_skip) {
 	int unused;
@@ -94,11 +133,15 @@ TEST_F(setup_skip, body_not_run)
 	ASSERT_TRUE(false) TH_LOG("the body ran after its setup skipped");
 }
 
+/*
+ * The fixtures, one per object as in the kernel's iommufd selftests, each
+ * on a uverbs file of IBPD_DEV with the live PDs (and MRs) before the
+ * test. pd: allocation, destruction and identity of PDs, the import and
+ * listing of their handles.
+ */
 FIXTURE(pd) {
 	int fd;
-	char *buf;
 	long long base_pds;
-	long long base_mrs;
 };
 
 FIXTURE_SETUP(pd)
@@ -106,22 +149,12 @@ FIXTURE_SETUP(pd)
 	self->fd = test_open(test_dev());
 	if (self->fd == -ENODEV)
 		SETUP_SKIP("no RDMA device %s", test_dev());
-	ASSERT_LE(0, self->fd);
-	self->buf = mmap(NULL, BUF_LEN, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(MAP_FAILED, self->buf);
-	memset(self->buf, 0x5a, BUF_LEN);
-	self->base_pds = dbg_read("num_pds");
-	self->base_mrs = dbg_read("num_mrs");
-	ASSERT_LE(0, self->base_pds);
+	file_setup(_metadata, self->fd, NULL, &self->base_pds, NULL);
 }
 
 FIXTURE_TEARDOWN(pd)
 {
-	if (self->fd >= 0)
-		EXPECT_EQ(0, close(self->fd));
-	if (self->buf && self->buf != MAP_FAILED)
-		munmap(self->buf, BUF_LEN);
+	file_teardown(_metadata, self->fd, NULL);
 }
 
 TEST_F(pd, alloc_dealloc)
@@ -135,75 +168,6 @@ TEST_F(pd, alloc_dealloc)
 	test_cmd_pd_destroy(self->fd, pd.handle);
 	EXPECT_EQ(self->base_pds, dbg_read("num_pds"));
 	EXPECT_EQ(self->base_pds, rdma_res_pds());
-}
-
-/* Whether debugfs' pds lists "PDN USECNT". */
-static int dbg_pds_has(uint32_t pdn, int usecnt)
-{
-	char path[256], line[128];
-	unsigned int p;
-	int u, found = 0;
-	FILE *f;
-
-	dbg_path(path, sizeof(path), "pds");
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%u %d", &p, &u) == 2 && p == pdn &&
-		    u == usecnt)
-			found++;
-	fclose(f);
-	return found;
-}
-
-TEST_F(pd, debugfs_lists_pds)
-{
-	struct pd a, b;
-	uint32_t mr;
-
-	ASSERT_EQ(0, pd_alloc(self->fd, &a));
-	ASSERT_EQ(0, pd_alloc_write(self->fd, &b));
-	test_cmd_mr_reg(self->fd, b.handle, self->buf, BUF_LEN,
-			TEST_ACCESS_LOCAL_WRITE, &mr);
-	EXPECT_EQ(1, dbg_pds_has(a.pdn, 0));
-	EXPECT_EQ(1, dbg_pds_has(b.pdn, 1));
-	/* a header line and one per live PD */
-	EXPECT_EQ(self->base_pds + 3, dbg_count_lines("pds"));
-	EXPECT_EQ(0, test_mr_destroy(self->fd, mr));
-	EXPECT_EQ(1, dbg_pds_has(b.pdn, 0));
-	EXPECT_EQ(0, test_pd_destroy(self->fd, a.handle));
-	EXPECT_EQ(0, dbg_pds_has(a.pdn, 0));
-	EXPECT_EQ(0, test_pd_destroy(self->fd, b.handle));
-	EXPECT_EQ(self->base_pds + 1, dbg_count_lines("pds"));
-}
-
-/*
- * One INFO_HANDLES call lists TEST_LIST_PDS_MAX handles at most (the
- * list's length in bytes is 16-bit), and no more than asked for. 16384
- * allocations and their destruction at close take most of the harness's
- * default 30 s on the debug kernel under TCG: 120 s.
- */
-TEST_F_TIMEOUT(pd, list_pds_limit, 120)
-{
-	const size_t n = TEST_LIST_PDS_MAX + 1;
-	uint32_t *handles = calloc(n + 1, sizeof(*handles));
-	int c = test_open(test_dev());
-	uint32_t total, h;
-	size_t i;
-
-	ASSERT_LE(0, c);
-	ASSERT_NE(NULL, handles);
-	for (i = 0; i < n; i++)
-		test_cmd_pd_alloc(c, &h);
-	test_cmd_list_pds(c, handles, n + 1, &total);
-	EXPECT_EQ(TEST_LIST_PDS_MAX, total);
-	test_cmd_list_pds(c, handles, 10, &total);
-	EXPECT_EQ(10, total);
-	/* the last close destroys them */
-	EXPECT_EQ(0, close(c));
-	free(handles);
-	EXPECT_EQ(self->base_pds, dbg_read("num_pds"));
 }
 
 TEST_F(pd, alloc_write_path)
@@ -220,6 +184,58 @@ TEST_F(pd, alloc_write_path)
 	EXPECT_EQ(0, usecnt);
 	EXPECT_EQ(self->base_pds + 1, dbg_read("num_pds"));
 	test_cmd_pd_destroy(self->fd, pd.handle);
+	EXPECT_EQ(self->base_pds, dbg_read("num_pds"));
+}
+
+/*
+ * udata rules: driver input the driver does not define must be zero
+ * (EOPNOTSUPP otherwise); a response buffer longer than the driver's
+ * response is zero-filled.
+ */
+TEST_F(pd, alloc_udata)
+{
+	int fd = self->fd;
+	struct ib_uverbs_alloc_pd req = {};
+	struct ib_uverbs_alloc_pd_resp resp;
+	uint8_t uin[16] = {}, uout[32];
+	struct ibpd_alloc_pd_resp *drv = (void *)uout;
+	struct ib_uverbs_dealloc_pd dreq = {};
+	uint32_t pdn;
+	uint64_t id;
+	int i;
+
+	uin[15] = 1;
+	EXPECT_EQ(EOPNOTSUPP, raw_write(fd, IB_USER_VERBS_CMD_ALLOC_PD, &req,
+					sizeof(req), &resp, sizeof(resp), uin,
+					sizeof(uin), NULL, 0));
+	EXPECT_EQ(self->base_pds, dbg_read("num_pds"));
+
+	uin[15] = 0;
+	memset(uout, 0xff, sizeof(uout));
+	ASSERT_EQ(0, raw_write(fd, IB_USER_VERBS_CMD_ALLOC_PD, &req,
+			       sizeof(req), &resp, sizeof(resp), uin,
+			       sizeof(uin), uout, sizeof(uout)));
+	ASSERT_EQ(0, test_pd_import(fd, resp.pd_handle, NULL, &pdn, &id,
+				    NULL));
+	EXPECT_EQ(pdn, drv->pdn);
+	EXPECT_EQ(0, drv->reserved);
+	EXPECT_EQ(id, drv->id);
+	for (i = sizeof(*drv); i < sizeof(uout); i++)
+		EXPECT_EQ(0, uout[i]);
+
+	/* a short buffer gets the leading fields */
+	memset(uout, 0xff, sizeof(uout));
+	dreq.pd_handle = resp.pd_handle;
+	ASSERT_EQ(0, raw_write(fd, IB_USER_VERBS_CMD_DEALLOC_PD, &dreq,
+			       sizeof(dreq), NULL, 0, NULL, 0, NULL, 0));
+	ASSERT_EQ(0, raw_write(fd, IB_USER_VERBS_CMD_ALLOC_PD, &req,
+			       sizeof(req), &resp, sizeof(resp), NULL, 0,
+			       uout, 4));
+	EXPECT_NE(0xffffffff, drv->pdn);
+	EXPECT_EQ(0xffffffff, drv->reserved);
+	dreq.pd_handle = resp.pd_handle;
+	ASSERT_EQ(0, raw_write(fd, IB_USER_VERBS_CMD_DEALLOC_PD, &dreq,
+			       sizeof(dreq), NULL, 0, NULL, 0, NULL, 0));
 	EXPECT_EQ(self->base_pds, dbg_read("num_pds"));
 }
 
@@ -376,6 +392,936 @@ TEST_F(pd, failed_response_uses_identity)
 	EXPECT_EQ(b.id + 1, a.id);
 	test_cmd_pd_destroy(self->fd, a.handle);
 	munmap(ro, 4096);
+}
+
+TEST_F(pd, import_bad_handle)
+{
+	test_err_pd_import(ENOENT, self->fd, 0xdead);
+	test_err_pd_import_pdn(ENOENT, self->fd, 0xdead, 1);
+}
+
+/* A list of at most 0 handles is the library's EINVAL (selftests/verbs). */
+TEST_F(pd, list_pds)
+{
+	uint32_t handles[16], total = 0, i, j, found = 0;
+	struct pd pds[3];
+
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(0, pd_alloc(self->fd, &pds[i]));
+	test_cmd_list_pds(self->fd, handles, 16, &total);
+	EXPECT_EQ(3, total);
+	for (i = 0; i < 3; i++)
+		for (j = 0; j < total; j++)
+			found += handles[j] == pds[i].handle;
+	EXPECT_EQ(3, found);
+	for (i = 0; i < 3; i++)
+		test_cmd_pd_destroy(self->fd, pds[i].handle);
+	test_cmd_list_pds(self->fd, handles, 16, &total);
+	EXPECT_EQ(0, total);
+}
+
+/*
+ * One INFO_HANDLES call lists TEST_LIST_PDS_MAX handles at most (the
+ * list's length in bytes is 16-bit), and no more than asked for. 16384
+ * allocations and their destruction at close take most of the harness's
+ * default 30 s on the debug kernel under TCG: 120 s.
+ */
+TEST_F_TIMEOUT(pd, list_pds_limit, 120)
+{
+	const size_t n = TEST_LIST_PDS_MAX + 1;
+	uint32_t *handles = calloc(n + 1, sizeof(*handles));
+	int c = test_open(test_dev());
+	uint32_t total, h;
+	size_t i;
+
+	ASSERT_LE(0, c);
+	ASSERT_NE(NULL, handles);
+	for (i = 0; i < n; i++)
+		test_cmd_pd_alloc(c, &h);
+	test_cmd_list_pds(c, handles, n + 1, &total);
+	EXPECT_EQ(TEST_LIST_PDS_MAX, total);
+	test_cmd_list_pds(c, handles, 10, &total);
+	EXPECT_EQ(10, total);
+	/* the last close destroys them */
+	EXPECT_EQ(0, close(c));
+	free(handles);
+	EXPECT_EQ(self->base_pds, dbg_read("num_pds"));
+}
+
+/* mr: the registration of MRs, and the PDs they hold. */
+FIXTURE(mr) {
+	int fd;
+	char *buf;
+	long long base_pds;
+	long long base_mrs;
+};
+
+FIXTURE_SETUP(mr)
+{
+	self->fd = test_open(test_dev());
+	if (self->fd == -ENODEV)
+		SETUP_SKIP("no RDMA device %s", test_dev());
+	file_setup(_metadata, self->fd, &self->buf, &self->base_pds,
+		   &self->base_mrs);
+}
+
+FIXTURE_TEARDOWN(mr)
+{
+	file_teardown(_metadata, self->fd, self->buf);
+}
+
+TEST_F(mr, reg_udata)
+{
+	int fd = self->fd;
+	struct ib_uverbs_reg_mr req = {};
+	struct ib_uverbs_reg_mr_resp resp;
+	struct ib_uverbs_dereg_mr dreq = {};
+	uint8_t uin[8] = { 1 }, uout[16];
+	struct pd pd;
+	int i;
+
+	ASSERT_EQ(0, pd_alloc(fd, &pd));
+	req.start = (uintptr_t)self->buf;
+	req.hca_va = req.start;
+	req.length = 4096;
+	req.pd_handle = pd.handle;
+	EXPECT_EQ(EOPNOTSUPP, raw_write(fd, IB_USER_VERBS_CMD_REG_MR, &req,
+					sizeof(req), &resp, sizeof(resp), uin,
+					sizeof(uin), NULL, 0));
+	EXPECT_EQ(self->base_mrs, dbg_read("num_mrs"));
+	uin[0] = 0;
+	memset(uout, 0xff, sizeof(uout));
+	ASSERT_EQ(0, raw_write(fd, IB_USER_VERBS_CMD_REG_MR, &req, sizeof(req),
+			       &resp, sizeof(resp), uin, sizeof(uin), uout,
+			       sizeof(uout)));
+	for (i = 0; i < sizeof(uout); i++)
+		EXPECT_EQ(0, uout[i]);
+	dreq.mr_handle = resp.mr_handle;
+	ASSERT_EQ(0, raw_write(fd, IB_USER_VERBS_CMD_DEREG_MR, &dreq,
+			       sizeof(dreq), NULL, 0, NULL, 0, NULL, 0));
+	test_cmd_pd_destroy(fd, pd.handle);
+}
+
+/* The device's max_mr_size is what reg_mr enforces. */
+TEST_F(mr, reg_max_size)
+{
+	void *hole = (void *)(1UL << 40);	/* nothing mapped there */
+	struct pd pd;
+	uint32_t mr;
+
+	ASSERT_EQ(0, pd_alloc(self->fd, &pd));
+	test_err_mr_reg(EINVAL, self->fd, pd.handle, hole,
+			(size_t)UINT32_MAX + 1, 0, &mr);
+	test_err_mr_reg(EINVAL, self->fd, pd.handle, hole, (size_t)1 << 40, 0,
+			&mr);
+	/* within the limit: the pages are missing, not the size wrong */
+	test_err_mr_reg(EFAULT, self->fd, pd.handle, hole, UINT32_MAX, 0, &mr);
+	EXPECT_EQ(self->base_mrs, dbg_read("num_mrs"));
+	test_cmd_pd_destroy(self->fd, pd.handle);
+}
+
+TEST_F(mr, reg_bad_args)
+{
+	uint32_t mr;
+	struct pd pd;
+	void *hole;
+
+	ASSERT_EQ(0, pd_alloc(self->fd, &pd));
+	test_err_mr_reg(EINVAL, self->fd, pd.handle, self->buf, 0, 0, &mr);
+	/* remote write needs local write */
+	test_err_mr_reg(EINVAL, self->fd, pd.handle, self->buf, 4096,
+			TEST_ACCESS_REMOTE_WRITE, &mr);
+	test_err_mr_reg(EINVAL, self->fd, pd.handle, self->buf, 4096, 1 << 12,
+			&mr);
+
+	hole = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, hole);
+	ASSERT_EQ(0, munmap(hole, 4096));
+	test_err_mr_reg(EFAULT, self->fd, pd.handle, hole, 4096, 0, &mr);
+
+	EXPECT_EQ(self->base_mrs, dbg_read("num_mrs"));
+	test_cmd_pd_destroy(self->fd, pd.handle);
+}
+
+TEST_F(mr, pd_dealloc_busy)
+{
+	uint32_t mr, mr2, lkey, usecnt;
+	struct pd pd;
+
+	ASSERT_EQ(0, pd_alloc(self->fd, &pd));
+	ASSERT_EQ(0, test_mr_reg(self->fd, pd.handle, self->buf, 4096,
+				 TEST_ACCESS_LOCAL_WRITE, &mr, &lkey));
+	EXPECT_NE(0, lkey);
+	EXPECT_EQ(self->base_mrs + 1, dbg_read("num_mrs"));
+
+	test_err_pd_destroy(EBUSY, self->fd, pd.handle);
+	ASSERT_EQ(0, pd_usecnt(self->fd, pd.handle, &usecnt));
+	EXPECT_EQ(1, usecnt);
+
+	/* still fully usable after the failed dealloc */
+	test_cmd_mr_reg(self->fd, pd.handle, self->buf + 4096, 8192,
+			TEST_ACCESS_LOCAL_WRITE | TEST_ACCESS_REMOTE_READ,
+			&mr2);
+	ASSERT_EQ(0, pd_usecnt(self->fd, pd.handle, &usecnt));
+	EXPECT_EQ(2, usecnt);
+	test_err_pd_destroy(EBUSY, self->fd, pd.handle);
+
+	test_cmd_mr_destroy(self->fd, mr);
+	test_err_pd_destroy(EBUSY, self->fd, pd.handle);
+	test_cmd_mr_destroy(self->fd, mr2);
+	EXPECT_EQ(self->base_mrs, dbg_read("num_mrs"));
+	test_cmd_pd_destroy(self->fd, pd.handle);
+	EXPECT_EQ(self->base_pds, dbg_read("num_pds"));
+}
+
+/*
+ * Every object of a file has its handle in one space: a handle that names
+ * an object of another type (an MR) is EINVAL, checked or not, and a
+ * destroyed PD's handle that the file then gives to an MR is too.
+ */
+TEST_F(mr, import_wrong_object_type)
+{
+	uint32_t mr, mr2;
+	struct pd pd, gone;
+
+	ASSERT_EQ(0, pd_alloc(self->fd, &pd));
+	test_cmd_mr_reg(self->fd, pd.handle, self->buf, 4096, 0, &mr);
+	ASSERT_NE(pd.handle, mr);
+	test_err_pd_import(EINVAL, self->fd, mr);
+	test_err_pd_import_id(EINVAL, self->fd, mr, &pd.id);
+	test_err_pd_import_pdn(EINVAL, self->fd, mr, pd.pdn);
+
+	ASSERT_EQ(0, pd_alloc(self->fd, &gone));
+	test_cmd_pd_destroy(self->fd, gone.handle);
+	test_cmd_mr_reg(self->fd, pd.handle, self->buf, 4096, 0, &mr2);
+	ASSERT_EQ(gone.handle, mr2);
+	test_err_pd_import(EINVAL, self->fd, gone.handle);
+	test_err_pd_import_id(EINVAL, self->fd, gone.handle, &gone.id);
+	test_cmd_mr_destroy(self->fd, mr2);
+	test_cmd_mr_destroy(self->fd, mr);
+	test_cmd_pd_destroy(self->fd, pd.handle);
+}
+
+/*
+ * A destroy holds the PD's uobject exclusively while it runs, and a lookup
+ * meanwhile fails with EBUSY at once: a child keeps failing to destroy a
+ * PD that has an MR (EBUSY, the real one) while this process imports it,
+ * plain and checked, until an import sees the core's EBUSY (a minute at
+ * most; libibpd retries it: dv_test).
+ */
+TEST_F(mr, import_busy_during_destroy)
+{
+	int i, err, busy = 0, other = 0, status;
+	time_t start = time(NULL);
+	uint32_t mr;
+	struct pd pd;
+	pid_t pid;
+
+	ASSERT_EQ(0, pd_alloc(self->fd, &pd));
+	test_cmd_mr_reg(self->fd, pd.handle, self->buf, 4096, 0, &mr);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		while (test_pd_destroy(self->fd, pd.handle) == EBUSY)
+			;
+		_exit(1);
+	}
+	for (i = 0; !busy && time(NULL) < start + 60; i++) {
+		err = test_pd_import(self->fd, pd.handle, i % 2 ? &pd.id : NULL,
+				     NULL, NULL, NULL);
+		if (err == EBUSY)
+			busy++;
+		else if (err)
+			other++;
+	}
+	kill(pid, SIGKILL);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	TH_LOG("%d imports during destroys in %lds: %d EBUSY, %d other errors",
+	       i, (long)(time(NULL) - start), busy, other);
+	EXPECT_TRUE(WIFSIGNALED(status));
+	EXPECT_EQ(0, other);
+	EXPECT_LT(0, busy);
+	test_cmd_mr_destroy(self->fd, mr);
+	test_cmd_pd_destroy(self->fd, pd.handle);
+}
+
+/* debugfs: its views of the device and its fault and limit knobs. */
+FIXTURE(debugfs) {
+	int fd;
+	char *buf;
+	long long base_pds;
+	long long base_mrs;
+};
+
+FIXTURE_SETUP(debugfs)
+{
+	self->fd = test_open(test_dev());
+	if (self->fd == -ENODEV)
+		SETUP_SKIP("no RDMA device %s", test_dev());
+	file_setup(_metadata, self->fd, &self->buf, &self->base_pds,
+		   &self->base_mrs);
+}
+
+FIXTURE_TEARDOWN(debugfs)
+{
+	file_teardown(_metadata, self->fd, self->buf);
+}
+
+/* Whether debugfs' pds lists "PDN USECNT". */
+static int dbg_pds_has(uint32_t pdn, int usecnt)
+{
+	char path[256], line[128];
+	unsigned int p;
+	int u, found = 0;
+	FILE *f;
+
+	dbg_path(path, sizeof(path), "pds");
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%u %d", &p, &u) == 2 && p == pdn &&
+		    u == usecnt)
+			found++;
+	fclose(f);
+	return found;
+}
+
+TEST_F(debugfs, lists_pds)
+{
+	struct pd a, b;
+	uint32_t mr;
+
+	ASSERT_EQ(0, pd_alloc(self->fd, &a));
+	ASSERT_EQ(0, pd_alloc_write(self->fd, &b));
+	test_cmd_mr_reg(self->fd, b.handle, self->buf, BUF_LEN,
+			TEST_ACCESS_LOCAL_WRITE, &mr);
+	EXPECT_EQ(1, dbg_pds_has(a.pdn, 0));
+	EXPECT_EQ(1, dbg_pds_has(b.pdn, 1));
+	/* a header line and one per live PD */
+	EXPECT_EQ(self->base_pds + 3, dbg_count_lines("pds"));
+	EXPECT_EQ(0, test_mr_destroy(self->fd, mr));
+	EXPECT_EQ(1, dbg_pds_has(b.pdn, 0));
+	EXPECT_EQ(0, test_pd_destroy(self->fd, a.handle));
+	EXPECT_EQ(0, dbg_pds_has(a.pdn, 0));
+	EXPECT_EQ(0, test_pd_destroy(self->fd, b.handle));
+	EXPECT_EQ(self->base_pds + 1, dbg_count_lines("pds"));
+}
+
+/*
+ * The pds listing reads a buffer at a time and goes on where it stopped:
+ * in reads of any size, every live PD is listed once.
+ */
+TEST_F(debugfs, pds_in_small_reads)
+{
+	const int n = 3000;
+	struct pd *pds = calloc(n, sizeof(*pds));
+	static char seen[IBPD_PDN_MAX + 1];
+	size_t sizes[] = { 1, 7, 100, 4096, 65536 };
+	char path[256], *text = malloc(1 << 20);
+	unsigned int pdn, k;
+	int i, fd, dups, mine;
+	ssize_t len, r;
+	char *line;
+
+	ASSERT_NE(NULL, pds);
+	ASSERT_NE(NULL, text);
+	for (i = 0; i < n; i++)
+		ASSERT_EQ(0, pd_alloc(self->fd, &pds[i]));
+	dbg_path(path, sizeof(path), "pds");
+	for (k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		fd = open(path, O_RDONLY);
+		ASSERT_LE(0, fd);
+		len = 0;
+		while ((r = read(fd, text + len, sizes[k])) > 0)
+			len += r;
+		close(fd);
+		ASSERT_LE(0, r);
+		text[len] = 0;
+		memset(seen, 0, sizeof(seen));
+		dups = 0;
+		for (line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
+			if (sscanf(line, "%u", &pdn) == 1 && pdn <= IBPD_PDN_MAX)
+				dups += seen[pdn]++ > 0;
+		mine = 0;
+		for (i = 0; i < n; i++)
+			mine += seen[pds[i].pdn] == 1;
+		EXPECT_EQ(0, dups);
+		EXPECT_EQ(n, mine);
+		TH_LOG("reads of %zu bytes: %d PDs listed once, %d twice",
+		       sizes[k], mine, dups);
+	}
+	for (i = 0; i < n; i++)
+		test_cmd_pd_destroy(self->fd, pds[i].handle);
+	free(pds);
+	free(text);
+}
+
+/*
+ * Reads the pds listing whole, in reads of size bytes, into text (of
+ * cap bytes): its length, or -errno. With first, reads that many bytes
+ * first and seeks back to the start.
+ */
+static ssize_t dbg_read_pds(char *text, size_t cap, size_t size,
+			    size_t first)
+{
+	char path[256];
+	ssize_t len = 0, r;
+	int fd;
+
+	dbg_path(path, sizeof(path), "pds");
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -errno;
+	if (first && (read(fd, text, first) < 0 || lseek(fd, 0, SEEK_SET))) {
+		close(fd);
+		return -EIO;
+	}
+	while (len + size < cap && (r = read(fd, text + len, size)) > 0)
+		len += r;
+	close(fd);
+	if (len + size >= cap)
+		return -EFBIG;
+	if (r < 0)
+		return -errno;
+	text[len] = 0;
+	return len;
+}
+
+/*
+ * Allocates and destroys PDs of a file of its own, up to 64 live, until
+ * killed; *ops counts them.
+ */
+static void pd_churn(volatile unsigned long *ops)
+{
+	uint32_t h[64];
+	int fd = test_open(test_dev()), i = 0, n = 0;
+
+	if (fd < 0)
+		_exit(1);
+	for (;;) {
+		if (n == 64) {
+			if (test_pd_destroy(fd, h[i % 64]))
+				_exit(2);
+			n--;
+		}
+		if (test_pd_alloc(fd, &h[i % 64], NULL, NULL))
+			_exit(3);
+		n++;
+		i++;
+		(*ops)++;
+	}
+}
+
+/*
+ * The listing resumes at its cursor, not at a count: with 600 PDs held
+ * and others made and destroyed by two processes meanwhile, each listing,
+ * in reads of 16 bytes and of 4096, has each held PD exactly once and no
+ * PD twice; also one started over by a seek to the start after 1000
+ * bytes.
+ */
+TEST_F_TIMEOUT(debugfs, pds_under_churn, 300)
+{
+	const int n = 600, listings = 100, nchurn = 2;
+	static unsigned char seen[IBPD_PDN_MAX + 1];
+	volatile unsigned long *ops;
+	int i, l, missing = 0, dups = 0, churned = 0;
+	size_t cap = 1 << 20;
+	char *text = malloc(cap), *line;
+	struct pd *pds = calloc(n, sizeof(*pds));
+	pid_t churn[2];
+	unsigned int pdn;
+	ssize_t len;
+
+	ASSERT_NE(NULL, pds);
+	ASSERT_NE(NULL, text);
+	ops = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, ops);
+	for (i = 0; i < n; i++)
+		ASSERT_EQ(0, pd_alloc(self->fd, &pds[i]));
+	for (i = 0; i < nchurn; i++) {
+		churn[i] = fork();
+		ASSERT_LE(0, churn[i]);
+		if (!churn[i])
+			pd_churn(&ops[i]);
+	}
+	while (ops[0] < 100 || ops[1] < 100)
+		usleep(1000);
+
+	for (l = 0; l < listings; l++) {
+		len = dbg_read_pds(text, cap, l % 2 ? 4096 : 16,
+				   l % 4 == 1 ? 1000 : 0);
+		ASSERT_LE(0, len);
+		memset(seen, 0, sizeof(seen));
+		for (line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+			if (sscanf(line, "%u", &pdn) != 1 || pdn > IBPD_PDN_MAX)
+				continue;
+			dups += seen[pdn]++ == 1;
+			churned++;
+		}
+		for (i = 0; i < n; i++) {
+			missing += !seen[pds[i].pdn];
+			churned -= !!seen[pds[i].pdn];
+		}
+	}
+	for (i = 0; i < nchurn; i++) {
+		int status;
+
+		kill(churn[i], SIGKILL);
+		ASSERT_EQ(churn[i], waitpid(churn[i], &status, 0));
+		EXPECT_TRUE(WIFSIGNALED(status));
+	}
+	TH_LOG("%d listings of %d held PDs beside %lu allocations and destroys: %d missing, %d listed twice, %d churned PDs listed",
+	       listings, n, ops[0] + ops[1], missing, dups, churned);
+	EXPECT_EQ(0, missing);
+	EXPECT_EQ(0, dups);
+	EXPECT_LT(0, churned);
+	for (i = 0; i < n; i++)
+		test_cmd_pd_destroy(self->fd, pds[i].handle);
+	EXPECT_EQ(self->base_pds, dbg_read("num_pds"));
+	munmap((void *)ops, 4096);
+	free(pds);
+	free(text);
+}
+
+/*
+ * A read of the listing after its end of file returns the PDs made since,
+ * and nothing more: the listing goes on as a log file does.
+ */
+TEST_F(debugfs, pds_read_after_eof)
+{
+	char path[256], buf[4096], want[64];
+	struct pd a, b;
+	ssize_t r;
+	int fd;
+
+	ASSERT_EQ(0, pd_alloc(self->fd, &a));
+	dbg_path(path, sizeof(path), "pds");
+	fd = open(path, O_RDONLY);
+	ASSERT_LE(0, fd);
+	while ((r = read(fd, buf, sizeof(buf))) > 0)
+		;
+	ASSERT_EQ(0, r);
+	ASSERT_EQ(0, pd_alloc(self->fd, &b));
+	r = read(fd, buf, sizeof(buf) - 1);
+	ASSERT_LT(0, r);
+	buf[r] = 0;
+	snprintf(want, sizeof(want), "%u 0 %llu\n", b.pdn,
+		 (unsigned long long)b.id);
+	EXPECT_STREQ(want, buf);
+	EXPECT_EQ(0, read(fd, buf, sizeof(buf)));
+	close(fd);
+	test_cmd_pd_destroy(self->fd, a.handle);
+	test_cmd_pd_destroy(self->fd, b.handle);
+}
+
+TEST_F(debugfs, max_pd_enomem)
+{
+	long long old_max = dbg_read("max_pd");
+	struct pd pds[3], extra;
+	int i;
+
+	ASSERT_LT(0, old_max);
+	ASSERT_EQ(0, dbg_write("max_pd", self->base_pds + 3));
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(0, i ? pd_alloc(self->fd, &pds[i]) :
+				 pd_alloc_write(self->fd, &pds[i]));
+	EXPECT_EQ(ENOMEM, pd_alloc(self->fd, &extra));
+	EXPECT_EQ(ENOMEM, pd_alloc_write(self->fd, &extra));
+	EXPECT_EQ(self->base_pds + 3, dbg_read("num_pds"));
+
+	/* a freed slot can be used again */
+	test_cmd_pd_destroy(self->fd, pds[2].handle);
+	ASSERT_EQ(0, pd_alloc(self->fd, &pds[2]));
+
+	ASSERT_EQ(0, dbg_write("max_pd", old_max));
+	for (i = 0; i < 3; i++)
+		test_cmd_pd_destroy(self->fd, pds[i].handle);
+	EXPECT_EQ(-1, dbg_write("max_pd", 0));
+}
+
+/* Writes val to the max_pd module parameter: 0 or the errno. */
+static int param_write_max_pd(const char *val)
+{
+	return write_str("/sys/module/ibpd/parameters/max_pd", val);
+}
+
+/*
+ * One rule for max_pd, the module parameter (the default of new devices,
+ * also at load) as the debugfs knob: 1 to IBPD_PDN_MAX, EINVAL otherwise.
+ */
+TEST(max_pd_param_bounds)
+{
+	char old[32] = "", max[32];
+	FILE *f = fopen("/sys/module/ibpd/parameters/max_pd", "r");
+	long long knob_max_pd, knob_pdn_next;
+
+	if (!f)
+		SKIP(return, "no ibpd module parameters");
+	ASSERT_NE(NULL, fgets(old, sizeof(old), f));
+	fclose(f);
+	snprintf(max, sizeof(max), "%u", IBPD_PDN_MAX + 1);
+	EXPECT_EQ(EINVAL, param_write_max_pd("0"));
+	EXPECT_EQ(EINVAL, param_write_max_pd(max));
+	EXPECT_EQ(EINVAL, param_write_max_pd("-1"));
+	/* past the parser's range: EINVAL all the same, not ERANGE */
+	EXPECT_EQ(EINVAL, param_write_max_pd("4294967296"));
+	EXPECT_EQ(EINVAL, param_write_max_pd("99999999999999999999999"));
+	EXPECT_EQ(EINVAL, dbg_write_str("max_pd", "0"));
+	snprintf(max, sizeof(max), "%u", IBPD_PDN_MAX + 1);
+	EXPECT_EQ(EINVAL, dbg_write_str("max_pd", max));
+	EXPECT_EQ(EINVAL, dbg_write_str("max_pd", "4294967296"));
+	EXPECT_EQ(EINVAL, dbg_write_str("max_pd", "18446744073709551616"));
+	EXPECT_EQ(EINVAL, dbg_write_str("pdn_next", "18446744073709551616"));
+	EXPECT_EQ(EINVAL, dbg_write_str("pdn_next", "0"));
+	/*
+	 * Longer than simple_attr_write() reads (23 bytes): 2^24 with leading
+	 * zeros, not cut to "...01", which would set 1.
+	 */
+	knob_max_pd = dbg_read("max_pd");
+	knob_pdn_next = dbg_read("pdn_next");
+	EXPECT_EQ(EINVAL, dbg_write_str("max_pd", "000000000000000000000016777216"));
+	EXPECT_EQ(EINVAL, dbg_write_str("pdn_next", "000000000000000000000016777216"));
+	EXPECT_EQ(knob_max_pd, dbg_read("max_pd"));
+	EXPECT_EQ(knob_pdn_next, dbg_read("pdn_next"));
+	dbg_write("max_pd", knob_max_pd);
+	snprintf(max, sizeof(max), "%u", IBPD_PDN_MAX);
+	EXPECT_EQ(0, param_write_max_pd(max));
+	EXPECT_EQ(0, param_write_max_pd("1"));
+	EXPECT_EQ(0, param_write_max_pd(old));
+}
+
+TEST_F(debugfs, fault_alloc_pd)
+{
+	struct pd pd;
+	int err, err_write;
+
+	ASSERT_EQ(0, dbg_write("fail_alloc_pd", 1));
+	err = pd_alloc(self->fd, &pd);
+	err_write = pd_alloc_write(self->fd, &pd);
+	ASSERT_EQ(0, dbg_write("fail_alloc_pd", 0));
+	EXPECT_EQ(ENOMEM, err);
+	EXPECT_NE(0, err_write);
+	EXPECT_EQ(self->base_pds, dbg_read("num_pds"));
+	EXPECT_EQ(self->base_pds, rdma_res_pds());
+	ASSERT_EQ(0, pd_alloc(self->fd, &pd));
+	test_cmd_pd_destroy(self->fd, pd.handle);
+}
+
+TEST_F(debugfs, fault_reg_mr)
+{
+	uint32_t mr, usecnt;
+	struct pd pd;
+
+	ASSERT_EQ(0, pd_alloc(self->fd, &pd));
+	ASSERT_EQ(0, dbg_write("fail_reg_mr", 1));
+	test_err_mr_reg(ENOMEM, self->fd, pd.handle, self->buf, 4096, 0, &mr);
+	ASSERT_EQ(0, dbg_write("fail_reg_mr", 0));
+	ASSERT_EQ(0, pd_usecnt(self->fd, pd.handle, &usecnt));
+	EXPECT_EQ(0, usecnt);
+	EXPECT_EQ(self->base_mrs, dbg_read("num_mrs"));
+	test_cmd_pd_destroy(self->fd, pd.handle);
+}
+
+TEST_F(debugfs, fault_import)
+{
+	struct pd pd;
+	int err;
+
+	ASSERT_EQ(0, pd_alloc(self->fd, &pd));
+	ASSERT_EQ(0, dbg_write("fail_import", 1));
+	err = test_pd_import(self->fd, pd.handle, NULL, NULL, NULL, NULL);
+	ASSERT_EQ(0, dbg_write("fail_import", 0));
+	EXPECT_EQ(ENOMEM, err);
+	test_cmd_pd_destroy(self->fd, pd.handle);
+}
+
+/*
+ * files: the objects of a uverbs file through its other fds (dup), in
+ * another process (fork, SCM_RIGHTS), from another file, and at close.
+ */
+FIXTURE(files) {
+	int fd;
+	char *buf;
+	long long base_pds;
+	long long base_mrs;
+};
+
+FIXTURE_SETUP(files)
+{
+	self->fd = test_open(test_dev());
+	if (self->fd == -ENODEV)
+		SETUP_SKIP("no RDMA device %s", test_dev());
+	file_setup(_metadata, self->fd, &self->buf, &self->base_pds,
+		   &self->base_mrs);
+}
+
+FIXTURE_TEARDOWN(files)
+{
+	file_teardown(_metadata, self->fd, self->buf);
+}
+
+/* The library's device name of a context is libibverbs' (selftests/verbs). */
+TEST_F(files, import_through_dup_fd)
+{
+	int fd2 = dup_ctx(self->fd);
+	uint32_t mr, pdn, usecnt;
+	struct pd pd;
+
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, pd_alloc(self->fd, &pd));
+
+	ASSERT_EQ(0, test_pd_import(fd2, pd.handle, NULL, &pdn, NULL, NULL));
+	EXPECT_EQ(pd.pdn, pdn);
+	/* import creates no kernel object and takes no reference */
+	EXPECT_EQ(self->base_pds + 1, dbg_read("num_pds"));
+	ASSERT_EQ(0, pd_usecnt(self->fd, pd.handle, &usecnt));
+	EXPECT_EQ(0, usecnt);
+
+	/* the imported PD works in a verb that takes a PD */
+	test_cmd_mr_reg(fd2, pd.handle, self->buf, BUF_LEN,
+			TEST_ACCESS_LOCAL_WRITE, &mr);
+	test_err_pd_destroy(EBUSY, self->fd, pd.handle);
+	test_err_pd_destroy(EBUSY, fd2, pd.handle);
+	test_cmd_mr_destroy(fd2, mr);
+
+	test_cmd_pd_destroy(self->fd, pd.handle);
+	ASSERT_EQ(0, close(fd2));
+	EXPECT_EQ(self->base_pds, dbg_read("num_pds"));
+}
+
+TEST_F(files, dealloc_through_imported_pd)
+{
+	int fd2 = dup_ctx(self->fd);
+	struct pd pd;
+
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, pd_alloc(self->fd, &pd));
+	test_cmd_pd_import(fd2, pd.handle);
+	test_cmd_pd_destroy(fd2, pd.handle);
+	EXPECT_EQ(self->base_pds, dbg_read("num_pds"));
+	/* the allocator's handle now names nothing */
+	test_err_pd_destroy(ENOENT, self->fd, pd.handle);
+	ASSERT_EQ(0, close(fd2));
+}
+
+TEST_F(files, use_after_destroy)
+{
+	int fd2 = dup_ctx(self->fd);
+	uint32_t mr;
+	struct pd pd;
+
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, pd_alloc(self->fd, &pd));
+	test_cmd_pd_import(fd2, pd.handle);
+	test_cmd_pd_destroy(self->fd, pd.handle);
+
+	test_err_mr_reg(ENOENT, fd2, pd.handle, self->buf, 4096, 0, &mr);
+	test_err_pd_import_id(ENOENT, fd2, pd.handle, &pd.id);
+	test_err_pd_destroy(ENOENT, fd2, pd.handle);
+	test_err_pd_import(ENOENT, fd2, pd.handle);
+	EXPECT_EQ(self->base_pds, dbg_read("num_pds"));
+	ASSERT_EQ(0, close(fd2));
+}
+
+TEST_F(files, import_from_another_file)
+{
+	int other = test_open(test_dev());
+	struct pd pd, opd;
+
+	ASSERT_LE(0, other);
+	ASSERT_EQ(0, pd_alloc(self->fd, &pd));
+
+	/* handles are per file: the other file has no such object */
+	test_err_pd_import(ENOENT, other, pd.handle);
+
+	/* once it has one, the same number names a different PD */
+	ASSERT_EQ(0, pd_alloc(other, &opd));
+	ASSERT_EQ(pd.handle, opd.handle);
+	test_err_pd_import_pdn(ESTALE, other, pd.handle, pd.pdn);
+
+	test_cmd_pd_destroy(other, opd.handle);
+	test_cmd_pd_destroy(self->fd, pd.handle);
+	ASSERT_EQ(0, close(other));
+}
+
+TEST_F(files, close_of_one_fd_keeps_objects)
+{
+	int fd2 = dup_ctx(self->fd);
+	uint32_t mr;
+	struct pd pd;
+
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, pd_alloc(self->fd, &pd));
+	/* the MR is left behind, on purpose */
+	test_cmd_mr_reg(self->fd, pd.handle, self->buf, 4096, 0, &mr);
+
+	ASSERT_EQ(0, close(self->fd));
+	self->fd = -1;
+	EXPECT_EQ(self->base_pds + 1, dbg_read("num_pds"));
+	EXPECT_EQ(self->base_mrs + 1, dbg_read("num_mrs"));
+
+	EXPECT_EQ(0, test_pd_import_pdn(fd2, pd.handle, pd.pdn));
+
+	/* the last fd: everything left in the file is destroyed */
+	ASSERT_EQ(0, close(fd2));
+	EXPECT_EQ(self->base_pds, dbg_read("num_pds"));
+	EXPECT_EQ(self->base_mrs, dbg_read("num_mrs"));
+	EXPECT_EQ(self->base_pds, rdma_res_pds());
+}
+
+TEST_F(files, exit_without_cleanup_frees_everything)
+{
+	pid_t pid = fork();
+	int status, i;
+
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		int c = test_open(test_dev());
+		uint32_t h, mr;
+
+		if (c < 0)
+			_exit(1);
+		for (i = 0; i < 8; i++)
+			if (test_pd_alloc(c, &h, NULL, NULL) ||
+			    test_mr_reg(c, h, self->buf, 4096, 0, &mr, NULL))
+				_exit(2);
+		_exit(dbg_read("num_pds") == self->base_pds + 8 ? 0 : 3);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+	EXPECT_EQ(self->base_pds, dbg_read("num_pds"));
+	EXPECT_EQ(self->base_mrs, dbg_read("num_mrs"));
+}
+
+TEST_F(files, fork_child_imports_inherited_file)
+{
+	uint32_t usecnt;
+	int status, sync[2];
+	struct pd pd;
+	char c;
+	pid_t pid;
+
+	ASSERT_EQ(0, pd_alloc(self->fd, &pd));
+	ASSERT_EQ(0, pipe(sync));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		int c2 = dup_ctx(self->fd);
+		uint32_t mr;
+
+		if (c2 < 0)
+			_exit(1);
+		if (test_pd_import_pdn(c2, pd.handle, pd.pdn))
+			_exit(2);
+		if (test_mr_reg(c2, pd.handle, self->buf, 4096, 0, &mr, NULL))
+			_exit(3);
+		/* keep the MR: the parent sees it through the shared file */
+		if (write(sync[1], "x", 1) != 1)
+			_exit(4);
+		_exit(close(c2) ? 5 : 0);
+	}
+	close(sync[1]);
+	ASSERT_EQ(1, read(sync[0], &c, 1));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+	/* the child's MR lives on in the file the parent still holds */
+	ASSERT_EQ(0, pd_usecnt(self->fd, pd.handle, &usecnt));
+	EXPECT_EQ(1, usecnt);
+	test_err_pd_destroy(EBUSY, self->fd, pd.handle);
+	close(sync[0]);
+}
+
+/* Two processes, the file passed over a unix socket with SCM_RIGHTS. */
+TEST_F(files, share_over_scm_rights)
+{
+	struct { uint32_t handle, pdn; } msg;
+	uint32_t usecnt;
+	int sv[2], status;
+	struct pd pd;
+	char c;
+	pid_t pid;
+
+	ASSERT_EQ(0, pd_alloc(self->fd, &pd));
+	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		uint32_t mr;
+		void *buf;
+		int fd;
+
+		/* a fresh process image would not have the parent's fd */
+		close(self->fd);
+		close(sv[0]);
+		fd = ibpd_recv_fd(sv[1], &msg, sizeof(msg));
+		if (fd < 0)
+			_exit(1);
+		if (test_query_context(fd))
+			_exit(2);
+		if (test_pd_import_pdn(fd, msg.handle, msg.pdn))
+			_exit(3);
+		buf = aligned_alloc(4096, 4096);
+		if (test_mr_reg(fd, msg.handle, buf, 4096,
+				TEST_ACCESS_LOCAL_WRITE, &mr, NULL))
+			_exit(4);
+		if (write(sv[1], "r", 1) != 1 || read(sv[1], &c, 1) != 1)
+			_exit(5);
+		if (test_mr_destroy(fd, mr))
+			_exit(6);
+		if (close(fd))
+			_exit(7);
+		_exit(write(sv[1], "d", 1) == 1 ? 0 : 8);
+	}
+	close(sv[1]);
+	msg.handle = pd.handle;
+	msg.pdn = pd.pdn;
+	ASSERT_EQ(0, ibpd_send_fd(sv[0], self->fd, &msg, sizeof(msg)));
+	ASSERT_EQ(1, read(sv[0], &c, 1));
+	ASSERT_EQ('r', c);
+
+	/* the child's MR, registered through its imported PD, pins ours */
+	test_err_pd_destroy(EBUSY, self->fd, pd.handle);
+	ASSERT_EQ(0, pd_usecnt(self->fd, pd.handle, &usecnt));
+	EXPECT_EQ(1, usecnt);
+	ASSERT_EQ(1, write(sv[0], "g", 1));
+	ASSERT_EQ(1, read(sv[0], &c, 1));
+	ASSERT_EQ('d', c);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+
+	/* the child is done: our PD is intact and now free to go */
+	ASSERT_EQ(0, pd_usecnt(self->fd, pd.handle, &usecnt));
+	EXPECT_EQ(0, usecnt);
+	test_cmd_pd_destroy(self->fd, pd.handle);
+	EXPECT_EQ(self->base_pds, dbg_read("num_pds"));
+	close(sv[0]);
+}
+
+/*
+ * aborted_alloc: allocations that fail, some after userspace was told the
+ * new PD's identity, and what becomes of that identity.
+ */
+FIXTURE(aborted_alloc) {
+	int fd;
+	long long base_pds;
+};
+
+FIXTURE_SETUP(aborted_alloc)
+{
+	self->fd = test_open(test_dev());
+	if (self->fd == -ENODEV)
+		SETUP_SKIP("no RDMA device %s", test_dev());
+	file_setup(_metadata, self->fd, NULL, &self->base_pds, NULL);
+}
+
+FIXTURE_TEARDOWN(aborted_alloc)
+{
+	file_teardown(_metadata, self->fd, NULL);
 }
 
 /*
@@ -584,7 +1530,7 @@ static int pd_alloc_aborted(int fd, struct abort_pages *ap,
  * identity, would name it.
  */
 static void aborted_alloc_identity(struct __test_metadata *_metadata,
-				   FIXTURE_DATA(pd) *self,
+				   FIXTURE_DATA(aborted_alloc) *self,
 				   enum abort_path path)
 {
 	struct abort_pages ap;
@@ -607,22 +1553,22 @@ static void aborted_alloc_identity(struct __test_metadata *_metadata,
 	abort_pages_fini(&ap);
 }
 
-TEST_F(pd, aborted_ioctl_alloc_identity_not_reused)
+TEST_F(aborted_alloc, ioctl_identity_not_reused)
 {
 	aborted_alloc_identity(_metadata, self, ABORT_IOCTL);
 }
 
-TEST_F(pd, aborted_write_alloc_identity_not_reused)
+TEST_F(aborted_alloc, write_identity_not_reused)
 {
 	aborted_alloc_identity(_metadata, self, ABORT_WRITE);
 }
 
-TEST_F(pd, aborted_write_syscall_alloc_identity_not_reused)
+TEST_F(aborted_alloc, write_syscall_identity_not_reused)
 {
 	aborted_alloc_identity(_metadata, self, ABORT_WRITE_SYSCALL);
 }
 
-TEST_F(pd, failed_driver_response_identity_not_reused)
+TEST_F(aborted_alloc, driver_response_identity_not_reused)
 {
 	aborted_alloc_identity(_metadata, self, ABORT_DRIVER_TAIL);
 }
@@ -672,7 +1618,7 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-TEST_F_TIMEOUT(pd, aborted_alloc_identity_not_reused_threads, 120)
+TEST_F_TIMEOUT(aborted_alloc, identity_not_reused_threads, 120)
 {
 	static struct abort_thread t[ABORT_THREADS];
 	pthread_t th[ABORT_THREADS];
@@ -707,316 +1653,6 @@ TEST_F_TIMEOUT(pd, aborted_alloc_identity_not_reused_threads, 120)
 	free(all);
 }
 
-/*
- * udata rules: driver input the driver does not define must be zero
- * (EOPNOTSUPP otherwise); a response buffer longer than the driver's
- * response is zero-filled.
- */
-TEST_F(pd, alloc_pd_udata)
-{
-	int fd = self->fd;
-	struct ib_uverbs_alloc_pd req = {};
-	struct ib_uverbs_alloc_pd_resp resp;
-	uint8_t uin[16] = {}, uout[32];
-	struct ibpd_alloc_pd_resp *drv = (void *)uout;
-	struct ib_uverbs_dealloc_pd dreq = {};
-	uint32_t pdn;
-	uint64_t id;
-	int i;
-
-	uin[15] = 1;
-	EXPECT_EQ(EOPNOTSUPP, raw_write(fd, IB_USER_VERBS_CMD_ALLOC_PD, &req,
-					sizeof(req), &resp, sizeof(resp), uin,
-					sizeof(uin), NULL, 0));
-	EXPECT_EQ(self->base_pds, dbg_read("num_pds"));
-
-	uin[15] = 0;
-	memset(uout, 0xff, sizeof(uout));
-	ASSERT_EQ(0, raw_write(fd, IB_USER_VERBS_CMD_ALLOC_PD, &req,
-			       sizeof(req), &resp, sizeof(resp), uin,
-			       sizeof(uin), uout, sizeof(uout)));
-	ASSERT_EQ(0, test_pd_import(fd, resp.pd_handle, NULL, &pdn, &id,
-				    NULL));
-	EXPECT_EQ(pdn, drv->pdn);
-	EXPECT_EQ(0, drv->reserved);
-	EXPECT_EQ(id, drv->id);
-	for (i = sizeof(*drv); i < sizeof(uout); i++)
-		EXPECT_EQ(0, uout[i]);
-
-	/* a short buffer gets the leading fields */
-	memset(uout, 0xff, sizeof(uout));
-	dreq.pd_handle = resp.pd_handle;
-	ASSERT_EQ(0, raw_write(fd, IB_USER_VERBS_CMD_DEALLOC_PD, &dreq,
-			       sizeof(dreq), NULL, 0, NULL, 0, NULL, 0));
-	ASSERT_EQ(0, raw_write(fd, IB_USER_VERBS_CMD_ALLOC_PD, &req,
-			       sizeof(req), &resp, sizeof(resp), NULL, 0,
-			       uout, 4));
-	EXPECT_NE(0xffffffff, drv->pdn);
-	EXPECT_EQ(0xffffffff, drv->reserved);
-	dreq.pd_handle = resp.pd_handle;
-	ASSERT_EQ(0, raw_write(fd, IB_USER_VERBS_CMD_DEALLOC_PD, &dreq,
-			       sizeof(dreq), NULL, 0, NULL, 0, NULL, 0));
-	EXPECT_EQ(self->base_pds, dbg_read("num_pds"));
-}
-
-TEST_F(pd, reg_mr_udata)
-{
-	int fd = self->fd;
-	struct ib_uverbs_reg_mr req = {};
-	struct ib_uverbs_reg_mr_resp resp;
-	struct ib_uverbs_dereg_mr dreq = {};
-	uint8_t uin[8] = { 1 }, uout[16];
-	struct pd pd;
-	int i;
-
-	ASSERT_EQ(0, pd_alloc(fd, &pd));
-	req.start = (uintptr_t)self->buf;
-	req.hca_va = req.start;
-	req.length = 4096;
-	req.pd_handle = pd.handle;
-	EXPECT_EQ(EOPNOTSUPP, raw_write(fd, IB_USER_VERBS_CMD_REG_MR, &req,
-					sizeof(req), &resp, sizeof(resp), uin,
-					sizeof(uin), NULL, 0));
-	EXPECT_EQ(self->base_mrs, dbg_read("num_mrs"));
-	uin[0] = 0;
-	memset(uout, 0xff, sizeof(uout));
-	ASSERT_EQ(0, raw_write(fd, IB_USER_VERBS_CMD_REG_MR, &req, sizeof(req),
-			       &resp, sizeof(resp), uin, sizeof(uin), uout,
-			       sizeof(uout)));
-	for (i = 0; i < sizeof(uout); i++)
-		EXPECT_EQ(0, uout[i]);
-	dreq.mr_handle = resp.mr_handle;
-	ASSERT_EQ(0, raw_write(fd, IB_USER_VERBS_CMD_DEREG_MR, &dreq,
-			       sizeof(dreq), NULL, 0, NULL, 0, NULL, 0));
-	test_cmd_pd_destroy(fd, pd.handle);
-}
-
-/* The device's max_mr_size is what reg_mr enforces. */
-TEST_F(pd, reg_mr_max_size)
-{
-	void *hole = (void *)(1UL << 40);	/* nothing mapped there */
-	struct pd pd;
-	uint32_t mr;
-
-	ASSERT_EQ(0, pd_alloc(self->fd, &pd));
-	test_err_mr_reg(EINVAL, self->fd, pd.handle, hole,
-			(size_t)UINT32_MAX + 1, 0, &mr);
-	test_err_mr_reg(EINVAL, self->fd, pd.handle, hole, (size_t)1 << 40, 0,
-			&mr);
-	/* within the limit: the pages are missing, not the size wrong */
-	test_err_mr_reg(EFAULT, self->fd, pd.handle, hole, UINT32_MAX, 0, &mr);
-	EXPECT_EQ(self->base_mrs, dbg_read("num_mrs"));
-	test_cmd_pd_destroy(self->fd, pd.handle);
-}
-
-/*
- * The pds listing reads a buffer at a time and goes on where it stopped:
- * in reads of any size, every live PD is listed once.
- */
-TEST_F(pd, debugfs_pds_in_small_reads)
-{
-	const int n = 3000;
-	struct pd *pds = calloc(n, sizeof(*pds));
-	static char seen[IBPD_PDN_MAX + 1];
-	size_t sizes[] = { 1, 7, 100, 4096, 65536 };
-	char path[256], *text = malloc(1 << 20);
-	unsigned int pdn, k;
-	int i, fd, dups, mine;
-	ssize_t len, r;
-	char *line;
-
-	ASSERT_NE(NULL, pds);
-	ASSERT_NE(NULL, text);
-	for (i = 0; i < n; i++)
-		ASSERT_EQ(0, pd_alloc(self->fd, &pds[i]));
-	dbg_path(path, sizeof(path), "pds");
-	for (k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
-		fd = open(path, O_RDONLY);
-		ASSERT_LE(0, fd);
-		len = 0;
-		while ((r = read(fd, text + len, sizes[k])) > 0)
-			len += r;
-		close(fd);
-		ASSERT_LE(0, r);
-		text[len] = 0;
-		memset(seen, 0, sizeof(seen));
-		dups = 0;
-		for (line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
-			if (sscanf(line, "%u", &pdn) == 1 && pdn <= IBPD_PDN_MAX)
-				dups += seen[pdn]++ > 0;
-		mine = 0;
-		for (i = 0; i < n; i++)
-			mine += seen[pds[i].pdn] == 1;
-		EXPECT_EQ(0, dups);
-		EXPECT_EQ(n, mine);
-		TH_LOG("reads of %zu bytes: %d PDs listed once, %d twice",
-		       sizes[k], mine, dups);
-	}
-	for (i = 0; i < n; i++)
-		test_cmd_pd_destroy(self->fd, pds[i].handle);
-	free(pds);
-	free(text);
-}
-
-/*
- * Reads the pds listing whole, in reads of size bytes, into text (of
- * cap bytes): its length, or -errno. With first, reads that many bytes
- * first and seeks back to the start.
- */
-static ssize_t dbg_read_pds(char *text, size_t cap, size_t size,
-			    size_t first)
-{
-	char path[256];
-	ssize_t len = 0, r;
-	int fd;
-
-	dbg_path(path, sizeof(path), "pds");
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return -errno;
-	if (first && (read(fd, text, first) < 0 || lseek(fd, 0, SEEK_SET))) {
-		close(fd);
-		return -EIO;
-	}
-	while (len + size < cap && (r = read(fd, text + len, size)) > 0)
-		len += r;
-	close(fd);
-	if (len + size >= cap)
-		return -EFBIG;
-	if (r < 0)
-		return -errno;
-	text[len] = 0;
-	return len;
-}
-
-/*
- * Allocates and destroys PDs of a file of its own, up to 64 live, until
- * killed; *ops counts them.
- */
-static void pd_churn(volatile unsigned long *ops)
-{
-	uint32_t h[64];
-	int fd = test_open(test_dev()), i = 0, n = 0;
-
-	if (fd < 0)
-		_exit(1);
-	for (;;) {
-		if (n == 64) {
-			if (test_pd_destroy(fd, h[i % 64]))
-				_exit(2);
-			n--;
-		}
-		if (test_pd_alloc(fd, &h[i % 64], NULL, NULL))
-			_exit(3);
-		n++;
-		i++;
-		(*ops)++;
-	}
-}
-
-/*
- * The listing resumes at its cursor, not at a count: with 600 PDs held
- * and others made and destroyed by two processes meanwhile, each listing,
- * in reads of 16 bytes and of 4096, has each held PD exactly once and no
- * PD twice; also one started over by a seek to the start after 1000
- * bytes.
- */
-TEST_F_TIMEOUT(pd, debugfs_pds_under_churn, 300)
-{
-	const int n = 600, listings = 100, nchurn = 2;
-	static unsigned char seen[IBPD_PDN_MAX + 1];
-	volatile unsigned long *ops;
-	int i, l, missing = 0, dups = 0, churned = 0;
-	size_t cap = 1 << 20;
-	char *text = malloc(cap), *line;
-	struct pd *pds = calloc(n, sizeof(*pds));
-	pid_t churn[2];
-	unsigned int pdn;
-	ssize_t len;
-
-	ASSERT_NE(NULL, pds);
-	ASSERT_NE(NULL, text);
-	ops = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
-		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(MAP_FAILED, ops);
-	for (i = 0; i < n; i++)
-		ASSERT_EQ(0, pd_alloc(self->fd, &pds[i]));
-	for (i = 0; i < nchurn; i++) {
-		churn[i] = fork();
-		ASSERT_LE(0, churn[i]);
-		if (!churn[i])
-			pd_churn(&ops[i]);
-	}
-	while (ops[0] < 100 || ops[1] < 100)
-		usleep(1000);
-
-	for (l = 0; l < listings; l++) {
-		len = dbg_read_pds(text, cap, l % 2 ? 4096 : 16,
-				   l % 4 == 1 ? 1000 : 0);
-		ASSERT_LE(0, len);
-		memset(seen, 0, sizeof(seen));
-		for (line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
-			if (sscanf(line, "%u", &pdn) != 1 || pdn > IBPD_PDN_MAX)
-				continue;
-			dups += seen[pdn]++ == 1;
-			churned++;
-		}
-		for (i = 0; i < n; i++) {
-			missing += !seen[pds[i].pdn];
-			churned -= !!seen[pds[i].pdn];
-		}
-	}
-	for (i = 0; i < nchurn; i++) {
-		int status;
-
-		kill(churn[i], SIGKILL);
-		ASSERT_EQ(churn[i], waitpid(churn[i], &status, 0));
-		EXPECT_TRUE(WIFSIGNALED(status));
-	}
-	TH_LOG("%d listings of %d held PDs beside %lu allocations and destroys: %d missing, %d listed twice, %d churned PDs listed",
-	       listings, n, ops[0] + ops[1], missing, dups, churned);
-	EXPECT_EQ(0, missing);
-	EXPECT_EQ(0, dups);
-	EXPECT_LT(0, churned);
-	for (i = 0; i < n; i++)
-		test_cmd_pd_destroy(self->fd, pds[i].handle);
-	EXPECT_EQ(self->base_pds, dbg_read("num_pds"));
-	munmap((void *)ops, 4096);
-	free(pds);
-	free(text);
-}
-
-/*
- * A read of the listing after its end of file returns the PDs made since,
- * and nothing more: the listing goes on as a log file does.
- */
-TEST_F(pd, debugfs_pds_read_after_eof)
-{
-	char path[256], buf[4096], want[64];
-	struct pd a, b;
-	ssize_t r;
-	int fd;
-
-	ASSERT_EQ(0, pd_alloc(self->fd, &a));
-	dbg_path(path, sizeof(path), "pds");
-	fd = open(path, O_RDONLY);
-	ASSERT_LE(0, fd);
-	while ((r = read(fd, buf, sizeof(buf))) > 0)
-		;
-	ASSERT_EQ(0, r);
-	ASSERT_EQ(0, pd_alloc(self->fd, &b));
-	r = read(fd, buf, sizeof(buf) - 1);
-	ASSERT_LT(0, r);
-	buf[r] = 0;
-	snprintf(want, sizeof(want), "%u 0 %llu\n", b.pdn,
-		 (unsigned long long)b.id);
-	EXPECT_STREQ(want, buf);
-	EXPECT_EQ(0, read(fd, buf, sizeof(buf)));
-	close(fd);
-	test_cmd_pd_destroy(self->fd, a.handle);
-	test_cmd_pd_destroy(self->fd, b.handle);
-}
-
 /* GET_CONTEXT has no driver data either way. */
 TEST(alloc_ucontext_udata)
 {
@@ -1041,518 +1677,6 @@ TEST(alloc_ucontext_udata)
 	for (i = 0; i < sizeof(uout); i++)
 		EXPECT_EQ(0, uout[i]);
 	close(fd);
-}
-
-TEST_F(pd, dealloc_busy_with_mr)
-{
-	uint32_t mr, mr2, lkey, usecnt;
-	struct pd pd;
-
-	ASSERT_EQ(0, pd_alloc(self->fd, &pd));
-	ASSERT_EQ(0, test_mr_reg(self->fd, pd.handle, self->buf, 4096,
-				 TEST_ACCESS_LOCAL_WRITE, &mr, &lkey));
-	EXPECT_NE(0, lkey);
-	EXPECT_EQ(self->base_mrs + 1, dbg_read("num_mrs"));
-
-	test_err_pd_destroy(EBUSY, self->fd, pd.handle);
-	ASSERT_EQ(0, pd_usecnt(self->fd, pd.handle, &usecnt));
-	EXPECT_EQ(1, usecnt);
-
-	/* still fully usable after the failed dealloc */
-	test_cmd_mr_reg(self->fd, pd.handle, self->buf + 4096, 8192,
-			TEST_ACCESS_LOCAL_WRITE | TEST_ACCESS_REMOTE_READ,
-			&mr2);
-	ASSERT_EQ(0, pd_usecnt(self->fd, pd.handle, &usecnt));
-	EXPECT_EQ(2, usecnt);
-	test_err_pd_destroy(EBUSY, self->fd, pd.handle);
-
-	test_cmd_mr_destroy(self->fd, mr);
-	test_err_pd_destroy(EBUSY, self->fd, pd.handle);
-	test_cmd_mr_destroy(self->fd, mr2);
-	EXPECT_EQ(self->base_mrs, dbg_read("num_mrs"));
-	test_cmd_pd_destroy(self->fd, pd.handle);
-	EXPECT_EQ(self->base_pds, dbg_read("num_pds"));
-}
-
-/* The library's device name of a context is libibverbs' (selftests/verbs). */
-TEST_F(pd, import_through_dup_fd)
-{
-	int fd2 = dup_ctx(self->fd);
-	uint32_t mr, pdn, usecnt;
-	struct pd pd;
-
-	ASSERT_LE(0, fd2);
-	ASSERT_EQ(0, pd_alloc(self->fd, &pd));
-
-	ASSERT_EQ(0, test_pd_import(fd2, pd.handle, NULL, &pdn, NULL, NULL));
-	EXPECT_EQ(pd.pdn, pdn);
-	/* import creates no kernel object and takes no reference */
-	EXPECT_EQ(self->base_pds + 1, dbg_read("num_pds"));
-	ASSERT_EQ(0, pd_usecnt(self->fd, pd.handle, &usecnt));
-	EXPECT_EQ(0, usecnt);
-
-	/* the imported PD works in a verb that takes a PD */
-	test_cmd_mr_reg(fd2, pd.handle, self->buf, BUF_LEN,
-			TEST_ACCESS_LOCAL_WRITE, &mr);
-	test_err_pd_destroy(EBUSY, self->fd, pd.handle);
-	test_err_pd_destroy(EBUSY, fd2, pd.handle);
-	test_cmd_mr_destroy(fd2, mr);
-
-	test_cmd_pd_destroy(self->fd, pd.handle);
-	ASSERT_EQ(0, close(fd2));
-	EXPECT_EQ(self->base_pds, dbg_read("num_pds"));
-}
-
-TEST_F(pd, dealloc_through_imported_pd)
-{
-	int fd2 = dup_ctx(self->fd);
-	struct pd pd;
-
-	ASSERT_LE(0, fd2);
-	ASSERT_EQ(0, pd_alloc(self->fd, &pd));
-	test_cmd_pd_import(fd2, pd.handle);
-	test_cmd_pd_destroy(fd2, pd.handle);
-	EXPECT_EQ(self->base_pds, dbg_read("num_pds"));
-	/* the allocator's handle now names nothing */
-	test_err_pd_destroy(ENOENT, self->fd, pd.handle);
-	ASSERT_EQ(0, close(fd2));
-}
-
-TEST_F(pd, use_after_destroy)
-{
-	int fd2 = dup_ctx(self->fd);
-	uint32_t mr;
-	struct pd pd;
-
-	ASSERT_LE(0, fd2);
-	ASSERT_EQ(0, pd_alloc(self->fd, &pd));
-	test_cmd_pd_import(fd2, pd.handle);
-	test_cmd_pd_destroy(self->fd, pd.handle);
-
-	test_err_mr_reg(ENOENT, fd2, pd.handle, self->buf, 4096, 0, &mr);
-	test_err_pd_import_id(ENOENT, fd2, pd.handle, &pd.id);
-	test_err_pd_destroy(ENOENT, fd2, pd.handle);
-	test_err_pd_import(ENOENT, fd2, pd.handle);
-	EXPECT_EQ(self->base_pds, dbg_read("num_pds"));
-	ASSERT_EQ(0, close(fd2));
-}
-
-TEST_F(pd, import_bad_handle)
-{
-	test_err_pd_import(ENOENT, self->fd, 0xdead);
-	test_err_pd_import_pdn(ENOENT, self->fd, 0xdead, 1);
-}
-
-/*
- * Every object of a file has its handle in one space: a handle that names
- * an object of another type (an MR) is EINVAL, checked or not, and a
- * destroyed PD's handle that the file then gives to an MR is too.
- */
-TEST_F(pd, import_wrong_object_type)
-{
-	uint32_t mr, mr2;
-	struct pd pd, gone;
-
-	ASSERT_EQ(0, pd_alloc(self->fd, &pd));
-	test_cmd_mr_reg(self->fd, pd.handle, self->buf, 4096, 0, &mr);
-	ASSERT_NE(pd.handle, mr);
-	test_err_pd_import(EINVAL, self->fd, mr);
-	test_err_pd_import_id(EINVAL, self->fd, mr, &pd.id);
-	test_err_pd_import_pdn(EINVAL, self->fd, mr, pd.pdn);
-
-	ASSERT_EQ(0, pd_alloc(self->fd, &gone));
-	test_cmd_pd_destroy(self->fd, gone.handle);
-	test_cmd_mr_reg(self->fd, pd.handle, self->buf, 4096, 0, &mr2);
-	ASSERT_EQ(gone.handle, mr2);
-	test_err_pd_import(EINVAL, self->fd, gone.handle);
-	test_err_pd_import_id(EINVAL, self->fd, gone.handle, &gone.id);
-	test_cmd_mr_destroy(self->fd, mr2);
-	test_cmd_mr_destroy(self->fd, mr);
-	test_cmd_pd_destroy(self->fd, pd.handle);
-}
-
-/*
- * A destroy holds the PD's uobject exclusively while it runs, and a lookup
- * meanwhile fails with EBUSY at once: a child keeps failing to destroy a
- * PD that has an MR (EBUSY, the real one) while this process imports it,
- * plain and checked, until an import sees the core's EBUSY (a minute at
- * most; libibpd retries it: dv_test).
- */
-TEST_F(pd, import_busy_during_destroy)
-{
-	int i, err, busy = 0, other = 0, status;
-	time_t start = time(NULL);
-	uint32_t mr;
-	struct pd pd;
-	pid_t pid;
-
-	ASSERT_EQ(0, pd_alloc(self->fd, &pd));
-	test_cmd_mr_reg(self->fd, pd.handle, self->buf, 4096, 0, &mr);
-	pid = fork();
-	ASSERT_LE(0, pid);
-	if (!pid) {
-		while (test_pd_destroy(self->fd, pd.handle) == EBUSY)
-			;
-		_exit(1);
-	}
-	for (i = 0; !busy && time(NULL) < start + 60; i++) {
-		err = test_pd_import(self->fd, pd.handle, i % 2 ? &pd.id : NULL,
-				     NULL, NULL, NULL);
-		if (err == EBUSY)
-			busy++;
-		else if (err)
-			other++;
-	}
-	kill(pid, SIGKILL);
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	TH_LOG("%d imports during destroys in %lds: %d EBUSY, %d other errors",
-	       i, (long)(time(NULL) - start), busy, other);
-	EXPECT_TRUE(WIFSIGNALED(status));
-	EXPECT_EQ(0, other);
-	EXPECT_LT(0, busy);
-	test_cmd_mr_destroy(self->fd, mr);
-	test_cmd_pd_destroy(self->fd, pd.handle);
-}
-
-TEST_F(pd, import_from_another_file)
-{
-	int other = test_open(test_dev());
-	struct pd pd, opd;
-
-	ASSERT_LE(0, other);
-	ASSERT_EQ(0, pd_alloc(self->fd, &pd));
-
-	/* handles are per file: the other file has no such object */
-	test_err_pd_import(ENOENT, other, pd.handle);
-
-	/* once it has one, the same number names a different PD */
-	ASSERT_EQ(0, pd_alloc(other, &opd));
-	ASSERT_EQ(pd.handle, opd.handle);
-	test_err_pd_import_pdn(ESTALE, other, pd.handle, pd.pdn);
-
-	test_cmd_pd_destroy(other, opd.handle);
-	test_cmd_pd_destroy(self->fd, pd.handle);
-	ASSERT_EQ(0, close(other));
-}
-
-/* A list of at most 0 handles is the library's EINVAL (selftests/verbs). */
-TEST_F(pd, list_pds)
-{
-	uint32_t handles[16], total = 0, i, j, found = 0;
-	struct pd pds[3];
-
-	for (i = 0; i < 3; i++)
-		ASSERT_EQ(0, pd_alloc(self->fd, &pds[i]));
-	test_cmd_list_pds(self->fd, handles, 16, &total);
-	EXPECT_EQ(3, total);
-	for (i = 0; i < 3; i++)
-		for (j = 0; j < total; j++)
-			found += handles[j] == pds[i].handle;
-	EXPECT_EQ(3, found);
-	for (i = 0; i < 3; i++)
-		test_cmd_pd_destroy(self->fd, pds[i].handle);
-	test_cmd_list_pds(self->fd, handles, 16, &total);
-	EXPECT_EQ(0, total);
-}
-
-TEST_F(pd, max_pd_enomem)
-{
-	long long old_max = dbg_read("max_pd");
-	struct pd pds[3], extra;
-	int i;
-
-	ASSERT_LT(0, old_max);
-	ASSERT_EQ(0, dbg_write("max_pd", self->base_pds + 3));
-	for (i = 0; i < 3; i++)
-		ASSERT_EQ(0, i ? pd_alloc(self->fd, &pds[i]) :
-				 pd_alloc_write(self->fd, &pds[i]));
-	EXPECT_EQ(ENOMEM, pd_alloc(self->fd, &extra));
-	EXPECT_EQ(ENOMEM, pd_alloc_write(self->fd, &extra));
-	EXPECT_EQ(self->base_pds + 3, dbg_read("num_pds"));
-
-	/* a freed slot can be used again */
-	test_cmd_pd_destroy(self->fd, pds[2].handle);
-	ASSERT_EQ(0, pd_alloc(self->fd, &pds[2]));
-
-	ASSERT_EQ(0, dbg_write("max_pd", old_max));
-	for (i = 0; i < 3; i++)
-		test_cmd_pd_destroy(self->fd, pds[i].handle);
-	EXPECT_EQ(-1, dbg_write("max_pd", 0));
-}
-
-/* Writes val to the max_pd module parameter: 0 or the errno. */
-static int param_write_max_pd(const char *val)
-{
-	return write_str("/sys/module/ibpd/parameters/max_pd", val);
-}
-
-/*
- * One rule for max_pd, the module parameter (the default of new devices,
- * also at load) as the debugfs knob: 1 to IBPD_PDN_MAX, EINVAL otherwise.
- */
-TEST(max_pd_param_bounds)
-{
-	char old[32] = "", max[32];
-	FILE *f = fopen("/sys/module/ibpd/parameters/max_pd", "r");
-	long long knob_max_pd, knob_pdn_next;
-
-	if (!f)
-		SKIP(return, "no ibpd module parameters");
-	ASSERT_NE(NULL, fgets(old, sizeof(old), f));
-	fclose(f);
-	snprintf(max, sizeof(max), "%u", IBPD_PDN_MAX + 1);
-	EXPECT_EQ(EINVAL, param_write_max_pd("0"));
-	EXPECT_EQ(EINVAL, param_write_max_pd(max));
-	EXPECT_EQ(EINVAL, param_write_max_pd("-1"));
-	/* past the parser's range: EINVAL all the same, not ERANGE */
-	EXPECT_EQ(EINVAL, param_write_max_pd("4294967296"));
-	EXPECT_EQ(EINVAL, param_write_max_pd("99999999999999999999999"));
-	EXPECT_EQ(EINVAL, dbg_write_str("max_pd", "0"));
-	snprintf(max, sizeof(max), "%u", IBPD_PDN_MAX + 1);
-	EXPECT_EQ(EINVAL, dbg_write_str("max_pd", max));
-	EXPECT_EQ(EINVAL, dbg_write_str("max_pd", "4294967296"));
-	EXPECT_EQ(EINVAL, dbg_write_str("max_pd", "18446744073709551616"));
-	EXPECT_EQ(EINVAL, dbg_write_str("pdn_next", "18446744073709551616"));
-	EXPECT_EQ(EINVAL, dbg_write_str("pdn_next", "0"));
-	/*
-	 * Longer than simple_attr_write() reads (23 bytes): 2^24 with leading
-	 * zeros, not cut to "...01", which would set 1.
-	 */
-	knob_max_pd = dbg_read("max_pd");
-	knob_pdn_next = dbg_read("pdn_next");
-	EXPECT_EQ(EINVAL, dbg_write_str("max_pd", "000000000000000000000016777216"));
-	EXPECT_EQ(EINVAL, dbg_write_str("pdn_next", "000000000000000000000016777216"));
-	EXPECT_EQ(knob_max_pd, dbg_read("max_pd"));
-	EXPECT_EQ(knob_pdn_next, dbg_read("pdn_next"));
-	dbg_write("max_pd", knob_max_pd);
-	snprintf(max, sizeof(max), "%u", IBPD_PDN_MAX);
-	EXPECT_EQ(0, param_write_max_pd(max));
-	EXPECT_EQ(0, param_write_max_pd("1"));
-	EXPECT_EQ(0, param_write_max_pd(old));
-}
-
-TEST_F(pd, fault_alloc_pd)
-{
-	struct pd pd;
-	int err, err_write;
-
-	ASSERT_EQ(0, dbg_write("fail_alloc_pd", 1));
-	err = pd_alloc(self->fd, &pd);
-	err_write = pd_alloc_write(self->fd, &pd);
-	ASSERT_EQ(0, dbg_write("fail_alloc_pd", 0));
-	EXPECT_EQ(ENOMEM, err);
-	EXPECT_NE(0, err_write);
-	EXPECT_EQ(self->base_pds, dbg_read("num_pds"));
-	EXPECT_EQ(self->base_pds, rdma_res_pds());
-	ASSERT_EQ(0, pd_alloc(self->fd, &pd));
-	test_cmd_pd_destroy(self->fd, pd.handle);
-}
-
-TEST_F(pd, fault_reg_mr)
-{
-	uint32_t mr, usecnt;
-	struct pd pd;
-
-	ASSERT_EQ(0, pd_alloc(self->fd, &pd));
-	ASSERT_EQ(0, dbg_write("fail_reg_mr", 1));
-	test_err_mr_reg(ENOMEM, self->fd, pd.handle, self->buf, 4096, 0, &mr);
-	ASSERT_EQ(0, dbg_write("fail_reg_mr", 0));
-	ASSERT_EQ(0, pd_usecnt(self->fd, pd.handle, &usecnt));
-	EXPECT_EQ(0, usecnt);
-	EXPECT_EQ(self->base_mrs, dbg_read("num_mrs"));
-	test_cmd_pd_destroy(self->fd, pd.handle);
-}
-
-TEST_F(pd, fault_import)
-{
-	struct pd pd;
-	int err;
-
-	ASSERT_EQ(0, pd_alloc(self->fd, &pd));
-	ASSERT_EQ(0, dbg_write("fail_import", 1));
-	err = test_pd_import(self->fd, pd.handle, NULL, NULL, NULL, NULL);
-	ASSERT_EQ(0, dbg_write("fail_import", 0));
-	EXPECT_EQ(ENOMEM, err);
-	test_cmd_pd_destroy(self->fd, pd.handle);
-}
-
-TEST_F(pd, reg_mr_bad_args)
-{
-	uint32_t mr;
-	struct pd pd;
-	void *hole;
-
-	ASSERT_EQ(0, pd_alloc(self->fd, &pd));
-	test_err_mr_reg(EINVAL, self->fd, pd.handle, self->buf, 0, 0, &mr);
-	/* remote write needs local write */
-	test_err_mr_reg(EINVAL, self->fd, pd.handle, self->buf, 4096,
-			TEST_ACCESS_REMOTE_WRITE, &mr);
-	test_err_mr_reg(EINVAL, self->fd, pd.handle, self->buf, 4096, 1 << 12,
-			&mr);
-
-	hole = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(MAP_FAILED, hole);
-	ASSERT_EQ(0, munmap(hole, 4096));
-	test_err_mr_reg(EFAULT, self->fd, pd.handle, hole, 4096, 0, &mr);
-
-	EXPECT_EQ(self->base_mrs, dbg_read("num_mrs"));
-	test_cmd_pd_destroy(self->fd, pd.handle);
-}
-
-TEST_F(pd, close_of_one_fd_keeps_objects)
-{
-	int fd2 = dup_ctx(self->fd);
-	uint32_t mr;
-	struct pd pd;
-
-	ASSERT_LE(0, fd2);
-	ASSERT_EQ(0, pd_alloc(self->fd, &pd));
-	/* the MR is left behind, on purpose */
-	test_cmd_mr_reg(self->fd, pd.handle, self->buf, 4096, 0, &mr);
-
-	ASSERT_EQ(0, close(self->fd));
-	self->fd = -1;
-	EXPECT_EQ(self->base_pds + 1, dbg_read("num_pds"));
-	EXPECT_EQ(self->base_mrs + 1, dbg_read("num_mrs"));
-
-	EXPECT_EQ(0, test_pd_import_pdn(fd2, pd.handle, pd.pdn));
-
-	/* the last fd: everything left in the file is destroyed */
-	ASSERT_EQ(0, close(fd2));
-	EXPECT_EQ(self->base_pds, dbg_read("num_pds"));
-	EXPECT_EQ(self->base_mrs, dbg_read("num_mrs"));
-	EXPECT_EQ(self->base_pds, rdma_res_pds());
-}
-
-TEST_F(pd, exit_without_cleanup_frees_everything)
-{
-	pid_t pid = fork();
-	int status, i;
-
-	ASSERT_LE(0, pid);
-	if (!pid) {
-		int c = test_open(test_dev());
-		uint32_t h, mr;
-
-		if (c < 0)
-			_exit(1);
-		for (i = 0; i < 8; i++)
-			if (test_pd_alloc(c, &h, NULL, NULL) ||
-			    test_mr_reg(c, h, self->buf, 4096, 0, &mr, NULL))
-				_exit(2);
-		_exit(dbg_read("num_pds") == self->base_pds + 8 ? 0 : 3);
-	}
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	ASSERT_TRUE(WIFEXITED(status));
-	ASSERT_EQ(0, WEXITSTATUS(status));
-	EXPECT_EQ(self->base_pds, dbg_read("num_pds"));
-	EXPECT_EQ(self->base_mrs, dbg_read("num_mrs"));
-}
-
-TEST_F(pd, fork_child_imports_inherited_file)
-{
-	uint32_t usecnt;
-	int status, sync[2];
-	struct pd pd;
-	char c;
-	pid_t pid;
-
-	ASSERT_EQ(0, pd_alloc(self->fd, &pd));
-	ASSERT_EQ(0, pipe(sync));
-	pid = fork();
-	ASSERT_LE(0, pid);
-	if (!pid) {
-		int c2 = dup_ctx(self->fd);
-		uint32_t mr;
-
-		if (c2 < 0)
-			_exit(1);
-		if (test_pd_import_pdn(c2, pd.handle, pd.pdn))
-			_exit(2);
-		if (test_mr_reg(c2, pd.handle, self->buf, 4096, 0, &mr, NULL))
-			_exit(3);
-		/* keep the MR: the parent sees it through the shared file */
-		if (write(sync[1], "x", 1) != 1)
-			_exit(4);
-		_exit(close(c2) ? 5 : 0);
-	}
-	close(sync[1]);
-	ASSERT_EQ(1, read(sync[0], &c, 1));
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	ASSERT_TRUE(WIFEXITED(status));
-	ASSERT_EQ(0, WEXITSTATUS(status));
-	/* the child's MR lives on in the file the parent still holds */
-	ASSERT_EQ(0, pd_usecnt(self->fd, pd.handle, &usecnt));
-	EXPECT_EQ(1, usecnt);
-	test_err_pd_destroy(EBUSY, self->fd, pd.handle);
-	close(sync[0]);
-}
-
-/* Two processes, the file passed over a unix socket with SCM_RIGHTS. */
-TEST_F(pd, share_over_scm_rights)
-{
-	struct { uint32_t handle, pdn; } msg;
-	uint32_t usecnt;
-	int sv[2], status;
-	struct pd pd;
-	char c;
-	pid_t pid;
-
-	ASSERT_EQ(0, pd_alloc(self->fd, &pd));
-	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv));
-	pid = fork();
-	ASSERT_LE(0, pid);
-	if (!pid) {
-		uint32_t mr;
-		void *buf;
-		int fd;
-
-		/* a fresh process image would not have the parent's fd */
-		close(self->fd);
-		close(sv[0]);
-		fd = ibpd_recv_fd(sv[1], &msg, sizeof(msg));
-		if (fd < 0)
-			_exit(1);
-		if (test_query_context(fd))
-			_exit(2);
-		if (test_pd_import_pdn(fd, msg.handle, msg.pdn))
-			_exit(3);
-		buf = aligned_alloc(4096, 4096);
-		if (test_mr_reg(fd, msg.handle, buf, 4096,
-				TEST_ACCESS_LOCAL_WRITE, &mr, NULL))
-			_exit(4);
-		if (write(sv[1], "r", 1) != 1 || read(sv[1], &c, 1) != 1)
-			_exit(5);
-		if (test_mr_destroy(fd, mr))
-			_exit(6);
-		if (close(fd))
-			_exit(7);
-		_exit(write(sv[1], "d", 1) == 1 ? 0 : 8);
-	}
-	close(sv[1]);
-	msg.handle = pd.handle;
-	msg.pdn = pd.pdn;
-	ASSERT_EQ(0, ibpd_send_fd(sv[0], self->fd, &msg, sizeof(msg)));
-	ASSERT_EQ(1, read(sv[0], &c, 1));
-	ASSERT_EQ('r', c);
-
-	/* the child's MR, registered through its imported PD, pins ours */
-	test_err_pd_destroy(EBUSY, self->fd, pd.handle);
-	ASSERT_EQ(0, pd_usecnt(self->fd, pd.handle, &usecnt));
-	EXPECT_EQ(1, usecnt);
-	ASSERT_EQ(1, write(sv[0], "g", 1));
-	ASSERT_EQ(1, read(sv[0], &c, 1));
-	ASSERT_EQ('d', c);
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	ASSERT_TRUE(WIFEXITED(status));
-	ASSERT_EQ(0, WEXITSTATUS(status));
-
-	/* the child is done: our PD is intact and now free to go */
-	ASSERT_EQ(0, pd_usecnt(self->fd, pd.handle, &usecnt));
-	EXPECT_EQ(0, usecnt);
-	test_cmd_pd_destroy(self->fd, pd.handle);
-	EXPECT_EQ(self->base_pds, dbg_read("num_pds"));
-	close(sv[0]);
 }
 
 /*

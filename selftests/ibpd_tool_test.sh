@@ -491,7 +491,7 @@ fi
 # rxe's provider claims a device named rxe* by name: ibpd's gets it only
 # when libibverbs tries it first (RDMAV_DRIVERS order), or when the
 # program links libibpd (the provider registers as the library loads).
-abi=$("$dir/../scripts/build/provider-abi")
+abi=$("$build/../scripts/build/provider-abi")
 prov=$build/provider/abi$abi/libibpd
 if rdma dev set ibpd0 name rxepd0; then
 	RDMAV_DRIVERS=$prov ibv_devinfo -d rxepd0 > "$tmp/out" 2>&1

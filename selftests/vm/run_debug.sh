@@ -3,10 +3,11 @@
 #
 # Runs inside the debug VM (KASAN, lockdep, kmemleak, failslab): the KUnit
 # suites (run_kunit.sh; their KTAP with each line tagged "IBPD-KUNIT: ",
-# which make check hands to kunit.py), the functional selftests,
-# concurrent stress, the fail-nth sweeps, ioctl fuzzing, a short soak,
-# device delete and module unload cycles, then a kmemleak scan, all as
-# kselftest TAP. vm-run fails the run on any splat in the console.
+# which make check hands to kunit.py), concurrent stress, ioctl fuzzing,
+# a short soak, then the kselftests through the kernel's runner (the
+# functional ones, the fail-nth sweeps, device delete and module unload
+# cycles), then a kmemleak scan, all as kselftest TAP. vm-run fails the
+# run on any splat in the console.
 dir=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=selftests/vm/lib.sh
 . "$dir/lib.sh"
@@ -30,15 +31,17 @@ export IBPD_FUZZ_ITERS="${IBPD_FUZZ_ITERS:-20000}"
 export IBPD_FUZZ_SECONDS="${IBPD_FUZZ_SECONDS:-90}"
 export IBPD_CYCLES="${IBPD_CYCLES:-10}"
 
-for t in ibpd_test stress/ibpd_stress ibpd_fail_nth stress/ibpd_fuzz; do
+for t in stress/ibpd_stress stress/ibpd_fuzz; do
 	"$build/selftests/$t" || rc=1
 done
 # a short soak (make soak runs the long one): before the lifecycle test,
 # which wants the namespaces the soak deletes gone
 IBPD_SOAK_SECONDS=${IBPD_SOAK_SECONDS:-60} "$build/selftests/stress/ibpd_soak" || rc=1
-# rdma link add racing its netdev's move and deletion (make soak: longer)
-"$dir/../ibpd_netdev_race_test.sh" || rc=1
-run_device_tests
+# the kselftests through the kernel's runner (lib.sh), the fail-nth
+# sweeps and "rdma link add" racing its netdev's move and deletion
+# (make soak: longer) among them, then the unload test
+run_kselftests --no-unload
+run_kselftests --unload
 
 "$dir/kmemleak_check.sh" check || rc=1
 "$dir/gcov_dump.sh"
