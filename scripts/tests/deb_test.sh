@@ -4,11 +4,16 @@
 # The Debian packages, kselftest-style TAP: `make deb` builds the four
 # packages with dpkg-buildpackage, lintian-clean, with the dependencies and
 # files Debian expects; a changelog that disagrees with the Makefile's
-# VERSION stops the build. Then, in the test VM on the stock kernel
+# VERSION stops the build. DKMS builds the module of a second version
+# (built with deb-build --version), with its package's dkms.conf, for the
+# stock kernel's headers, on the host (scripts/build/dkms-prebuild: a
+# throw-away root, native speed; under qemu TCG that compile was most of
+# the test). Then, in the test VM on that kernel
 # (selftests/vm/deb_vm.sh), apt-get installs them before the kernel's
 # headers (DKMS adds the module, builds nothing); with the headers there,
-# an upgrade to a second version (built with deb-build --version) has DKMS
-# build and install the module of that version alone, modprobe loads it,
+# the upgrade to the second version has DKMS install that build of the
+# module of that version alone (the postinst loads it from where a
+# package's prebuilt modules go, dkms ldtarball), modprobe loads it,
 # libibverbs finds ibpd0 through the packaged provider, the packaged tool's
 # demo runs; removing libibpd1 takes ibpd.driver along (no libibverbs
 # program warns about a provider it cannot load); remove and purge leave
@@ -112,12 +117,30 @@ else
 	skip "the version with the ibpd.driver conffile: no git history"
 fi
 
+# DKMS's build of the upgrade's module, the package's dkms.conf for the
+# test kernel's headers, at native speed; the VM installs it. A dkms.conf
+# that builds nothing (or a BUILD_EXCLUSIVE that excludes the kernel)
+# fails here, and the VM does not boot.
 kcache=$("$top/scripts/build/kernel-dir" "$kernel")
+kver=$(cat "$kcache/kver")
+built=$tmp/built
 t=$SECONDS
-"$top/scripts/vm/vm-run" --kernel "$kernel" --no-ibpd -- \
-	"$top/selftests/vm/deb_vm.sh" "$kcache" "$old" "$new" "$prev" > "$tmp/vm" 2>&1
+"$top/scripts/build/dkms-prebuild" --kernel "$kernel" "$(ls "$new"/ibpd-dkms_*.deb)" \
+	"$built" > "$tmp/out" 2>&1
 rc=$?
-echo "# the VM: $((SECONDS - t)) s"
+ok $rc "ibpd-dkms $next: DKMS builds ibpd/$next for $kver with the package's dkms.conf (on the host, a throw-away root: $((SECONDS - t)) s)"
+
+if [ $rc = 0 ]; then
+	t=$SECONDS
+	"$top/scripts/vm/vm-run" --kernel "$kernel" --no-ibpd -- \
+		"$top/selftests/vm/deb_vm.sh" "$kcache" "$old" "$new" "$prev" "$built" \
+		> "$tmp/vm" 2>&1
+	rc=$?
+	echo "# the VM: $((SECONDS - t)) s"
+else
+	echo "deb_test.sh: DKMS built no module: no VM" > "$tmp/vm"
+	rc=125
+fi
 # What the VM printed, apt-get's and DKMS's lines timed: kept for reading.
 logdir=${IBPD_LOG_DIR:-$top/out/logs}
 mkdir -p "$logdir" && cp "$tmp/vm" "$logdir/deb-vm.log"

@@ -1,20 +1,27 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 #
-# deb_vm.sh KCACHE OLD NEW PREV: deb_test.sh's part in the test VM (vm-run
-# --no-ibpd), whose root is a throw-away overlay over the host's. Lays out
-# the stock kernel as its Debian packages would (modules, from the cache
-# KCACHE), installs PREV's libibpd1 (a directory of .debs of the last
+# deb_vm.sh KCACHE OLD NEW PREV BUILT: deb_test.sh's part in the test VM
+# (vm-run --no-ibpd), whose root is a throw-away overlay over the host's.
+# Lays out the stock kernel as its Debian packages would (modules, from the
+# cache KCACHE), installs PREV's libibpd1 (a directory of .debs of the last
 # version whose ibpd.driver was a conffile; "-" for none), then the
 # packages of OLD (a directory of .debs) with apt-get before the kernel's
 # headers (DKMS adds the module, builds nothing), puts the headers in
-# place, upgrades to NEW's (DKMS removes OLD, builds and installs NEW: the
-# one compile), removes libibpd1 (the module still loaded: libibverbs must
-# not warn), then the rest, and purges them. One line per case, "deb-vm:
-# pass|fail|skip DESC", that deb_test.sh turns into TAP; details (apt-get's
-# output as it goes, a failed case's) go to stdout before it.
+# place, upgrades to NEW's (DKMS removes OLD, installs NEW), removes
+# libibpd1 (the module still loaded: libibverbs must not warn), then the
+# rest, and purges them. One line per case, "deb-vm: pass|fail|skip DESC",
+# that deb_test.sh turns into TAP; details (apt-get's output as it goes, a
+# failed case's) go to stdout before it.
+# BUILT: what scripts/build/dkms-prebuild made of NEW's ibpd-dkms on the
+# host, DKMS's build of the module with the package's dkms.conf for this
+# kernel at native speed (under TCG that one compile was most of the
+# test): ibpd-NEW.dkms.tar.gz, which the upgrade's postinst finds where a
+# DKMS package's prebuilt modules are looked for and loads (dkms
+# ldtarball) instead of compiling, and the ibpd.ko* it holds, which must
+# be what DKMS installs.
 set -u
-kcache=$1 old=$2 new=$3 prev=${4:--}
+kcache=$1 old=$2 new=$3 prev=$4 built=$5
 kver=$(uname -r)
 ma=$(gcc -print-multiarch)
 pkgs=(ibpd-dkms libibpd1 libibpd-dev ibpd-tools)
@@ -148,19 +155,31 @@ else
 fi
 
 # The upgrade once the headers are there: the prerm takes the old version
-# out of DKMS, the postinst builds and installs the new one.
+# out of DKMS; the postinst (dkms's common.postinst) loads the module DKMS
+# built on the host from its TARBALL_ROOT, /usr/share/ibpd-dkms, finds it
+# built for this kernel and installs it; no compile (it says "Building
+# initial module" before one).
 headers
+tarroot=/usr/share/ibpd-dkms
+ko=$(cd "$built" && ls ibpd.ko*)
+[ -d "$tarroot" ] || mkdir "$tarroot"
+cp "$built/ibpd-$v_new.dkms.tar.gz" "$tarroot/"
 t=$SECONDS
 # shellcheck disable=SC2046
-apt_get install $(debs "$new")
-rc=$?
-echo "# apt-get install $v_new (upgrade; dkms remove $v_old, build $v_new for $kver): $((SECONDS - t)) s"
-[ $rc = 0 ] && [ "$(dkms_ibpd | tee -a "$out" | grep -c .)" = 1 ] &&
+apt_get install $(debs "$new") | tee /tmp/apt.upgrade
+rc=${PIPESTATUS[0]}
+echo "# apt-get install $v_new (upgrade; dkms remove $v_old, install $v_new's host build for $kver): $((SECONDS - t)) s"
+rm -f "$tarroot/ibpd-$v_new.dkms.tar.gz"
+rmdir --ignore-fail-on-non-empty "$tarroot"
+[ "$rc" = 0 ] && [ "$(dkms_ibpd | tee -a "$out" | grep -c .)" = 1 ] &&
 	dkms_ibpd | grep -q "^ibpd/$v_new, $kver, .*: installed" &&
+	grep -q "Loading tarball for ibpd-$v_new" /tmp/apt.upgrade &&
+	! grep -q 'Building initial module' /tmp/apt.upgrade &&
 	ls "$m"/updates/dkms/ibpd.ko* >> "$out" 2>&1 &&
+	cmp "$built/$ko" "$m/updates/dkms/$ko" >> "$out" 2>&1 &&
 	[ ! -e /usr/src/ibpd-"$v_old" ] && [ -f /usr/src/ibpd-"$v_new"/dkms.conf ] &&
 	[ "$(dpkg-query -W -f='${Version} ' "${pkgs[@]}")" = "$v_new $v_new $v_new $v_new " ]
-case_ $? "upgrade to $v_new, the headers installed: every package $v_new, DKMS has ibpd/$v_new only, built and installed for $kver; /usr/src/ibpd-$v_old gone"
+case_ $? "upgrade to $v_new, the headers installed: every package $v_new, DKMS has ibpd/$v_new only, installed for $kver from its build on the host (the postinst loads it, compiles nothing; $m/updates/dkms/$ko that build's); /usr/src/ibpd-$v_old gone"
 
 modprobe ibpd > "$out" 2>&1 && grep -q '^ibpd ' /proc/modules &&
 	modinfo -n ibpd | grep -q "^$m/updates/dkms/ibpd.ko"
