@@ -6,9 +6,11 @@
 # shellcheck shell=sh disable=SC2034,SC2154 # dir is the caller's, rc its verdict
 build=${IBPD_BUILD:-$dir/../../build}
 rc=0
+ksft_skip=
 
 # run_kselftests --no-unload | --unload: the kselftests (selftests/
-# Makefile's TEST_GEN_PROGS and TEST_PROGS), as the top Makefile's "make
+# Makefile's TEST_GEN_PROGS and TEST_PROGS, less the "COLLECTION:PROG"
+# words of ksft_skip), as the top Makefile's "make
 # selftests" installs them with the test kernel's runner (build/ksft),
 # through that runner: all but the unload test, or the unload test
 # alone, which must come last. The runner nests each program's TAP under
@@ -31,6 +33,9 @@ run_kselftests() {
 	else
 		sel=$(grep -vx 'ibpd:ibpd_unload_test' "$ksft/kselftest-list.txt")
 	fi
+	for s in $ksft_skip; do
+		sel=$(printf '%s\n' "$sel" | grep -vxF "$s")
+	done
 	set --
 	for t in $sel; do
 		set -- "$@" -t "$t"
