@@ -111,10 +111,14 @@ def kernel_section(k):
 def debug_build(ctx):
     # ibpd's objects with gcov (IBPD_GCOV=1), for the coverage report;
     # the selftests are make all's (the same linux-source-6.1 harness)
+    # (its progress, on a cold cache a kernel build, to the lane's log)
+    ctx.lane.stream.flush()
     kd = subprocess.run([ctx.path("scripts/build/kernel-dir"), "debug"],
-                        stdout=subprocess.PIPE, text=True)
+                        stdout=subprocess.PIPE, stderr=ctx.lane.stream,
+                        text=True)
     if kd.returncode or not make(ctx, "module", "KERNEL=debug",
-                                 "IBPD_GCOV=1"):
+                                 "IBPD_GCOV=1", log=os.path.join(
+                                     ctx.out, "build-debug.log")):
         ctx.fail("debug-build", "debug kernel build")
 
 
