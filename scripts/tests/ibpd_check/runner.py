@@ -11,6 +11,7 @@ side each took three times as long, so the kernels stay in one lane).
 """
 
 import os
+import shutil
 import subprocess
 import sys
 import threading
@@ -28,7 +29,6 @@ class Lane:
         self.name = name
         self.stream = stream
         self.start = start
-        self.ok = True
 
     def print(self, line=""):
         self.stream.write(line + "\n")
@@ -139,7 +139,6 @@ class Runner:
                 s.name, type(e).__name__, e))
         self.done[s.name] = ctx.ok
         self.times.append((s.name, lane.name, time.monotonic() - t))
-        lane.ok = lane.ok and ctx.ok
         return ctx.ok
 
     def run_lane(self, lane, name):
@@ -154,7 +153,6 @@ class Runner:
 
     def run(self):
         """All the sections; the summary last. Exit status."""
-        import shutil
         shutil.rmtree(self.out, ignore_errors=True)
         os.makedirs(self.out)
         main = Lane(MAIN, self.stream, self.start)

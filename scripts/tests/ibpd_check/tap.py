@@ -58,7 +58,6 @@ class Result:
     counts: Counts = field(default_factory=Counts)
     failures: list = field(default_factory=list)
     notes: list = field(default_factory=list)
-    totals_lines: int = 0
 
 
 def unnest(line):
@@ -150,7 +149,6 @@ def parse(lines, nested=False):
                     r.counts.failed += 1
             else:
                 r.counts += result_counts(line)
-            r.totals_lines += block_totals
             runner_lines += 1
         elif RESULT.match(line):
             other_lines += 1
@@ -160,7 +158,6 @@ def parse(lines, nested=False):
             if not (runner_lines and not other_lines):
                 c, note = totals_of(m.group(1))
                 r.counts += c
-                r.totals_lines += 1
                 if note and c.failed:
                     r.notes.append(note)
             runner_lines = other_lines = 0
