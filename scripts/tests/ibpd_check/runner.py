@@ -91,6 +91,14 @@ class Context:
                 "%s exited %d" % (name, rc)), append=True)
         return False
 
+    def selected(self, name):
+        """Whether this run has the section NAME."""
+        return any(s.name == name for s in self._runner.sections)
+
+    def passed(self, name):
+        """Whether the section NAME has run in this run and passed."""
+        return self._runner.done.get(name, False)
+
     def fail(self, name, why):
         """A step that could not run: one failed case."""
         self.ok = False

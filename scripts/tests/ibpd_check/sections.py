@@ -63,10 +63,28 @@ def staging(ctx):
 
 
 def proof(ctx):
+    """The patched kernel's boot here; the stock kernels' runs in their
+    own sections' boots (run_kernel.sh) when this run has those."""
     env = gitconfig(ctx)
     env["KERNELS"] = " ".join(ctx.kernels)
-    ctx.step("upstream-proof", [ctx.path("scripts/upstream/upstream-proof")],
-             env=env)
+    argv = [ctx.path("scripts/upstream/upstream-proof")]
+    if all(ctx.selected("kernel-" + k) for k in ctx.kernels):
+        argv.append("--no-stock")
+    ctx.step("upstream-proof", argv, env=env)
+
+
+def proof_env(ctx, k):
+    """The environment of run_proof.sh's stock run on kernel k, when this
+    run's proof section passed --no-stock and passed (else None)."""
+    p = ctx.path("out/upstream-proof/stock.env")
+    if not ctx.passed("upstream-proof") or not os.path.exists(p):
+        return None
+    with open(p) as f:
+        env = dict(line.rstrip("\n").split("=", 1) for line in f)
+    env["IBPD_PROOF"] = "stock"
+    env["IBPD_PROOF_KSFT"] = "1" if k == matrix(ctx.top, "upstream-kernel") \
+        else "0"
+    return env
 
 
 def deb(ctx):
@@ -100,9 +118,25 @@ def kernel_section(k):
             subprocess.run([ctx.path("scripts/build/rdma-core-fetch"), lib],
                            stdout=subprocess.DEVNULL)
         ctx.lane.print("# libibverbs: " + " ".join(libs))
+        env = proof_env(ctx, k)
+        if env:
+            # the upstream proof's stock run first (the rdma kselftests
+            # want the tun module, and siw where the kernel has it)
+            ctx.lane.print("# with the upstream proof's stock run")
+            args = ["--modules", "siw? tun?"]
+        else:
+            args = []
+            if ctx.selected("upstream-proof"):
+                ctx.lane.print("# the upstream proof's stock run: not run "
+                               "(upstream-proof failed)")
         ctx.step("kernel-" + k, vm_run(
-            ctx, "--kernel", k, "--rxe", "--",
-            ctx.path("selftests/vm/run_kernel.sh")) + libs, nested=True)
+            ctx, "--kernel", k, "--rxe", *args, "--",
+            ctx.path("selftests/vm/run_kernel.sh")) + libs, env=env,
+            nested=True)
+        if env and env["IBPD_PROOF_KSFT"] == "1":
+            ctx.step("upstream-proof-compare", [
+                ctx.path("scripts/upstream/upstream-proof"), "--compare",
+                ctx.tap_path("kernel-" + k)])
     return Section("kernel-" + k,
                    "kselftests and verbs tests on kernel %s (one boot)" % k,
                    MAIN, run, guest="selftests/vm/run_kernel.sh", quick=True)

@@ -162,6 +162,22 @@ class Runner(unittest.TestCase):
         self.assertEqual(text.splitlines()[-1],
                          "2 passed, 0 failed, 0 skipped")
 
+    def test_selected_and_passed(self):
+        """What a later section of the main lane knows of the earlier
+        ones (the kernels' sections of the upstream proof)."""
+        seen = {}
+
+        def look(ctx):
+            for n in ("one", "two", "nine"):
+                seen[n] = (ctx.selected(n), ctx.passed(n))
+        rc, text, r = self.run_sections([
+            self.sh("one", "echo '%s'" % tap.Counts(1).totals(),
+                    runner.MAIN),
+            self.sh("two", "exit 1", runner.MAIN),
+            sections.Section("three", "three", runner.MAIN, look)])
+        self.assertEqual(seen, {"one": (True, True), "two": (True, False),
+                                "nine": (False, False)})
+
 
 class TapResult(unittest.TestResult):
     """unittest's results as kselftest TAP, for make check."""
