@@ -46,7 +46,9 @@ run_kselftests() {
 	export IBPD_BUILD
 	out=$(mktemp)
 	# line by line as it comes (the watchdog of vm-run sees progress)
+	# and after each program's result, how long it took (a comment)
 	t=
+	t0=$(date +%s)
 	{ "$ksft/run_kselftest.sh" "$@" 2>&1; echo $? > "$out.rc"; } |
 		tee "$out" | while IFS= read -r line; do
 		case $line in
@@ -54,10 +56,13 @@ run_kselftests() {
 		esac
 		printf '%s\n' "$line"
 		case $line in
+		"# selftests: "*) t0=$(date +%s) ;;
 		"# # Totals: "*) t=${line#"# "} ;;
 		"ok "[0-9]*" selftests: "* | "not ok "[0-9]*" selftests: "*)
 			[ -z "$t" ] || printf '%s\n' "$t"
 			t=
+			p=${line#*selftests: }
+			echo "# ${p%% #*}: $(($(date +%s) - t0)) s"
 			;;
 		esac
 	done
