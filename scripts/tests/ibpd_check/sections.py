@@ -219,7 +219,8 @@ def registry(kernels):
         Section("staging", "upstream staging (patch series on the newest "
                 "kernel source)", MAIN, staging),
         Section("upstream-proof", "booted proof of the upstream series (the "
-                "patched kernel, then the stock kernels)", MAIN, proof,
+                "patched kernel; the stock kernels' runs in their sections)",
+                MAIN, proof,
                 guest="selftests/vm/run_proof.sh"),
         Section("deb", "Debian packages (make deb, lintian; apt-get, dkms, "
                 "upgrade, purge in the VM)", MAIN, deb,
