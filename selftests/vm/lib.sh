@@ -48,7 +48,6 @@ run_kselftests() {
 	# line by line as it comes (the watchdog of vm-run sees progress)
 	# and after each program's result, how long it took (a comment)
 	t=
-	t0=$(date +%s)
 	{ "$ksft/run_kselftest.sh" "$@" 2>&1; echo $? > "$out.rc"; } |
 		tee "$out" | while IFS= read -r line; do
 		case $line in

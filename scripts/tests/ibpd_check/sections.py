@@ -75,7 +75,7 @@ def proof(ctx):
 
 def proof_env(ctx, k):
     """The environment of run_proof.sh's stock run on kernel k, when this
-    run's proof section passed --no-stock and passed (else None)."""
+    run's proof section ran with --no-stock and passed (else None)."""
     p = ctx.path("out/upstream-proof/stock.env")
     if not ctx.passed("upstream-proof") or not os.path.exists(p):
         return None
