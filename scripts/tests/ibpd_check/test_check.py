@@ -10,6 +10,7 @@ import os
 import sys
 import tempfile
 import unittest
+from unittest import mock
 
 from . import runner, sections, tap
 
@@ -177,6 +178,30 @@ class Runner(unittest.TestCase):
             sections.Section("three", "three", runner.MAIN, look)])
         self.assertEqual(seen, {"one": (True, True), "two": (True, False),
                                 "nine": (False, False)})
+
+    def test_vm_threads(self):
+        """With the debug lane beside the main one, each step's VMs run
+        their vCPUs in one host thread, unless the caller said otherwise;
+        alone, as the caller said."""
+        ok = "echo '%s'" % tap.Counts(1).totals()
+        single = '[ "$IBPD_VM_TCG_THREAD" = single ] && ' + ok
+        unset = '[ -z "${IBPD_VM_TCG_THREAD+set}" ] && ' + ok
+        multi = '[ "$IBPD_VM_TCG_THREAD" = multi ] && ' + ok
+        with mock.patch.dict(os.environ):
+            os.environ.pop("IBPD_VM_TCG_THREAD", None)
+            rc, text, r = self.run_sections([
+                self.sh("one", single, runner.MAIN),
+                self.sh("two", single, runner.DEBUG, debug=True)])
+            self.assertEqual((rc, text.splitlines()[-1]),
+                             (0, "2 passed, 0 failed, 0 skipped"))
+            rc, text, r = self.run_sections([self.sh("one", unset,
+                                                     runner.MAIN)])
+            self.assertEqual(rc, 0)
+            os.environ["IBPD_VM_TCG_THREAD"] = "multi"
+            rc, text, r = self.run_sections([
+                self.sh("one", multi, runner.MAIN),
+                self.sh("two", multi, runner.DEBUG, debug=True)])
+            self.assertEqual(rc, 0)
 
 
 class TapResult(unittest.TestResult):
