@@ -37,24 +37,26 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# The debugfs directories whose "name" is $1, one a line.
+# The debugfs directories whose "name" is $1, one a line. (These helpers
+# run dozens of times: shell builtins and one cat, for a process costs
+# about a second on the debug kernel under TCG.)
 dbg_dirs() {
-	local d
-	for d in "$dbg"/*/; do
-		[ "$(cat "$d/name" 2> /dev/null)" = "$1" ] && echo "$d"
+	local f n
+	for f in "$dbg"/*/name; do
+		read -r n 2> /dev/null < "$f" && [ "$n" = "$1" ] && echo "${f%name}"
 	done
 }
 
 # One directory for device $1, and every file of every directory readable.
 dbg_sound() {
-	local n d f
-	n=$(dbg_dirs "$1" | wc -l)
-	[ "$n" = 1 ] || { echo "$n debugfs directories named $1"; return 1; }
+	local dirs d files=()
+	mapfile -t dirs < <(dbg_dirs "$1")
+	[ ${#dirs[@]} = 1 ] ||
+		{ echo "${#dirs[@]} debugfs directories named $1"; return 1; }
 	for d in "$dbg"/*/; do
-		for f in name pds num_pds num_mrs max_pd pdn_next; do
-			cat "$d/$f" > /dev/null || return 1
-		done
+		files+=("$d"{name,pds,num_pds,num_mrs,max_pd,pdn_next})
 	done
+	cat "${files[@]}" > /dev/null
 }
 
 dbg_gone() {
