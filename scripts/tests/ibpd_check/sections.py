@@ -74,17 +74,14 @@ def proof(ctx):
 
 
 def proof_env(ctx, k):
-    """The environment of run_proof.sh's stock run on kernel k, when this
-    run's proof section ran with --no-stock and passed (else None)."""
-    p = ctx.path("out/upstream-proof/stock.env")
+    """The environment of run_proof.sh's stock run on kernel k, as
+    upstream-proof left it (IBPD_PROOF_MODULES: vm-run's --modules), when
+    this run's proof section ran with --no-stock and passed (else None)."""
+    p = ctx.path("out/upstream-proof/stock-%s.env" % k)
     if not ctx.passed("upstream-proof") or not os.path.exists(p):
         return None
     with open(p) as f:
-        env = dict(line.rstrip("\n").split("=", 1) for line in f)
-    env["IBPD_PROOF"] = "stock"
-    env["IBPD_PROOF_KSFT"] = "1" if k == matrix(ctx.top, "upstream-kernel") \
-        else "0"
-    return env
+        return dict(line.rstrip("\n").split("=", 1) for line in f)
 
 
 def deb(ctx):
@@ -120,10 +117,8 @@ def kernel_section(k):
         ctx.lane.print("# libibverbs: " + " ".join(libs))
         env = proof_env(ctx, k)
         if env:
-            # the upstream proof's stock run first (the rdma kselftests
-            # want the tun module, and siw where the kernel has it)
             ctx.lane.print("# with the upstream proof's stock run")
-            args = ["--modules", "siw? tun?"]
+            args = ["--modules", env["IBPD_PROOF_MODULES"]]
         else:
             args = []
             if ctx.selected("upstream-proof"):
