@@ -24,6 +24,8 @@
 #                        tool, man pages, module (+depmod)
 #   make deb             Debian packages (debian/, dkms): out/deb/*.deb
 #
+# check, check-quick, vm-test, verbs-check, bench, soak and upstream-proof
+# run scripts/tests/check (their sections: scripts/tests/check --list).
 # The kernels, rdma-core versions and VM modules: scripts/matrix.conf
 # (KERNEL defaults to its default-kernel, for make vm-test to vm-test-kernel).
 
@@ -150,7 +152,7 @@ verbs-tests: $(B)/provider/include/infiniband/ibpddv.h $(SYSLIB)/libibpd.so.1
 # The verbs tests in the test VM, on ibpd0 and rxe0, with the system
 # libibverbs and each rdma-core of the matrix (needs the module: make module).
 verbs-check: provider-all verbs-tests
-	scripts/vm/vm-run --kernel $(KERNEL) --rxe -- selftests/vm/run_verbs.sh
+	KERNEL=$(KERNEL) scripts/tests/check verbs
 
 $(B)/bench/ibpd_bench: bench/ibpd_bench.c selftests/ibpd_debugfs.h \
 		$(B)/provider/include/infiniband/ibpddv.h $(SYSLIB)/libibpd.so.1
@@ -181,17 +183,17 @@ VMTEST_KERNEL := $(if $(filter file,$(origin KERNEL)),$(vm-test-kernel),$(KERNEL
 vm-test:
 	@[ -n "$(TEST)" ] || { echo 'make vm-test TEST="PROG [ARGS]"' >&2; exit 2; }
 	$(MAKE) --no-print-directory all KERNEL=$(VMTEST_KERNEL)
-	scripts/vm/vm-run --kernel $(VMTEST_KERNEL) --rxe -- selftests/vm/run_one.sh $(TEST)
+	KERNEL=$(VMTEST_KERNEL) scripts/tests/check vm-test
 
 # Benchmarks in the test VM: a table of ratios, out/bench/{bench.json,bench.png}.
 bench: module lib $(B)/bench/ibpd_bench
-	scripts/tests/bench
+	scripts/tests/check bench
 
 # The long soak on the debug kernel (a short one runs in make check).
 SOAK_MINUTES ?= 60
 soak: deps
 	$(MAKE) module selftests KERNEL=debug
-	SOAK_MINUTES=$(SOAK_MINUTES) scripts/tests/soak
+	SOAK_MINUTES=$(SOAK_MINUTES) scripts/tests/check soak
 
 demo: deps
 	$(MAKE) all
@@ -208,7 +210,7 @@ stage-upstream:
 # rdma-core on each stock kernel of the matrix; the rdma kselftests'
 # results on the patched modules against those on the stock kernel.
 upstream-proof:
-	scripts/upstream/upstream-proof
+	scripts/tests/check upstream-proof
 
 clean:
 	rm -rf $(B) out

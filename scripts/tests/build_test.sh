@@ -18,8 +18,10 @@ grep -qx '\.DEFAULT_GOAL := all' "$tmp/out"
 ok $? "make: the default goal is all"
 
 # make vm-test: TEST is required; the matrix's vm-test-kernel (a harness
-# with test selection) unless KERNEL is given. -n and MAKE=true: the
-# commands, nothing run (not even the build make vm-test starts).
+# with test selection) unless KERNEL is given, for the build and for the
+# program's vm-test section (how that section runs TEST:
+# ibpd_check/test_check.py). -n and MAKE=true: the commands, nothing run
+# (not even the build make vm-test starts).
 expect_rc 2 "make vm-test without TEST: usage" make --no-print-directory -C "$top" vm-test
 grep -q 'make vm-test TEST="PROG \[ARGS\]"' "$tmp/out"
 ok $? "make vm-test without TEST: names the form"
@@ -29,9 +31,10 @@ vmtest() {	# the commands, continued lines joined
 }
 vt=$("$top/scripts/build/matrix" vm-test-kernel)
 vmtest | grep -q -- "^true .*all KERNEL=$vt\$" &&
-	vmtest | grep -q -- "vm-run --kernel $vt .*run_one.sh ibpd_test -r pd.alloc_dealloc\$" &&
-	vmtest KERNEL=debug | grep -q -- 'vm-run --kernel debug .*run_one.sh ibpd_test'
-ok $? "make vm-test: runs run_one.sh TEST in the VM, on the matrix's vm-test-kernel or on KERNEL"
+	vmtest | grep -q -- "^KERNEL=$vt scripts/tests/check vm-test\$" &&
+	vmtest KERNEL=debug | grep -q -- '^true .*all KERNEL=debug$' &&
+	vmtest KERNEL=debug | grep -q -- '^KERNEL=debug scripts/tests/check vm-test$'
+ok $? "make vm-test: builds for and runs the vm-test section on the matrix's vm-test-kernel or on KERNEL"
 
 # A fresh machine, as far as make can tell: kmod (depmod) is not
 # installed (dpkg-query says so) and not on PATH; apt-get records what

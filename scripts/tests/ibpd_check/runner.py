@@ -1,10 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 """make check's runner: runs the sections of the registry (sections.py)
 in two lanes, writes each step's output to out/check/STEP.tap, and sums
-them up with tap.parse().
+up this run's steps with tap.parse() (the files of steps this run did
+not run stay as the run that ran them left them).
 
 The main lane prints as it runs. The debug lane runs beside it, into
-out/check/debug-lane.log, printed after the main lane's. A section of
+out/check/debug-lane.log, printed after the main lane's (alone, as make
+soak runs it, it prints as it runs). A section of
 lane "any" goes to whichever lane is free first (a VM's tests are mostly
 one process: two lanes keep the two CPUs busy). With two lanes, each
 VM runs its vCPUs in one host thread (IBPD_VM_TCG_THREAD=single, unless
@@ -15,7 +17,6 @@ sections are, the two lanes end within 90 s of each other
 """
 
 import os
-import shutil
 import subprocess
 import sys
 import threading
@@ -60,7 +61,7 @@ class Context:
         return os.path.join(self.top, *parts)
 
     def tap_path(self, name):
-        return os.path.join(self.out, name + ".tap")
+        return self._runner.tap_path(name)
 
     def step(self, name, argv, env=None, show=True, nested=False,
              log=None):
@@ -70,6 +71,7 @@ class Context:
         failed case. log: also keep the output there. True if it exited 0.
         """
         self._runner.nested[name] = nested
+        self._runner.wrote(name)
         e = dict(os.environ)
         e.update(self._runner.env)
         e.update(env or {})
@@ -110,6 +112,7 @@ class Context:
         self.record(name, tap.Counts(failed=1).totals(why))
 
     def record(self, name, line, append=False):
+        self._runner.wrote(name)
         with open(self.tap_path(name), "a" if append else "w") as f:
             f.write(line + "\n")
         self.lane.print(line)
@@ -130,8 +133,14 @@ class Runner:
         self.queue = [s for s in self.sections if s.lane == ANY]
         self.lock = threading.Lock()
         self.done = {}
+        self.steps = []	# the names of this run's TAP files
         self.times = []
         self.env = {}	# what every step's environment has on top
+
+    def wrote(self, name):
+        with self.lock:
+            if name not in self.steps:
+                self.steps.append(name)
 
     def take(self):
         with self.lock:
@@ -167,12 +176,15 @@ class Runner:
 
     def run(self):
         """All the sections; the summary last. Exit status."""
-        shutil.rmtree(self.out, ignore_errors=True)
-        os.makedirs(self.out)
+        os.makedirs(self.out, exist_ok=True)
         main = Lane(MAIN, self.stream, self.start)
+        lanes = {DEBUG if s.lane == DEBUG else MAIN for s in self.sections}
+        if lanes == {DEBUG}:	# the debug lane alone (make soak) prints
+            self.run_lane(Lane(DEBUG, self.stream, self.start), DEBUG)
+            return self.summary(main)
         debug = None
         t = None
-        if any(s.lane == DEBUG for s in self.sections):
+        if DEBUG in lanes:
             # Two lanes' VMs of two vCPUs, each vCPU a host thread of its
             # own, are four threads on two CPUs: a guest CPU that waits on
             # another (a spinlock, a TLB flush's IPI) spins while that
@@ -198,15 +210,15 @@ class Runner:
             main.stream.flush()
         return self.summary(main)
 
+    def tap_path(self, name):
+        return os.path.join(self.out, name + ".tap")
+
     def summary(self, lane):
         lane.section("summary")
         total = tap.Counts()
         notes = []
-        for fn in sorted(os.listdir(self.out)):
-            if not fn.endswith(".tap"):
-                continue
-            name = fn[:-4]
-            with open(os.path.join(self.out, fn), errors="replace") as f:
+        for name in sorted(self.steps):
+            with open(self.tap_path(name), errors="replace") as f:
                 r = tap.parse(f, self.nested.get(name, False))
             total += r.counts
             for line in r.failures:

@@ -6,18 +6,22 @@ A Section's run(ctx) runs its steps (runner.Context.step), each a
 command whose kselftest TAP goes to out/check/STEP.tap. Lanes: "main"
 (in order, printed as it runs), "debug" (beside it), "any" (the lane
 that is free first). quick: in make check-quick too (there with the
-system libibverbs only).
+system libibverbs only). on_demand: not in make check, run when named
+(make vm-test, verbs-check, bench and soak; their KERNEL and TEST come
+from the environment, as make passes them).
 """
 
 import os
+import shlex
 import subprocess
 
+from . import tap
 from .runner import MAIN, DEBUG, ANY
 
 
 class Section:
     def __init__(self, name, title, lane, run, guest=None, quick=False,
-                 debug=False, requires=()):
+                 debug=False, requires=(), on_demand=False):
         self.name = name
         self.title = title
         self.lane = lane
@@ -26,6 +30,7 @@ class Section:
         self.quick = quick
         self.debug = debug
         self.requires = requires
+        self.on_demand = on_demand
 
     def wanted(self, quick, debug):
         if quick and not self.quick:
@@ -158,6 +163,7 @@ def debug_dir(ctx):
 
 
 KUNIT_TAG = "IBPD-KUNIT: "
+KUNIT_KTAP = "kunit.ktap"	# not .tap: kunit.py's summary of it is
 
 
 def debug(ctx):
@@ -168,7 +174,7 @@ def debug(ctx):
         os.path.join(ctx.out, "debug-console.log"), "--",
         ctx.path("selftests/vm/run_debug.sh")),
         env={"IBPD_VM_APPEND": "panic_on_warn=1"})
-    raw = os.path.join(ctx.out, "kunit-raw.tap")
+    raw = os.path.join(ctx.out, KUNIT_KTAP)
     with open(ctx.tap_path("debug"), errors="replace") as f, \
             open(raw, "w") as k:
         for line in f:
@@ -202,12 +208,78 @@ def tooling(ctx):
              env={"PYTHONPATH": ctx.path("scripts/tests")})
 
 
+def bench_smoke(ctx):
+    ctx.step("bench-smoke", [ctx.path("scripts/tests/bench_test.sh")])
+
+
+def one_case(ctx, name, argv, desc, env=None):
+    """A step whose output is no TAP (a report, a program's own output):
+    one case, passed when it exits 0."""
+    if ctx.step(name, argv, env=env):
+        ctx.record(name, tap.Counts(passed=1).totals(desc), append=True)
+
+
+def kernel_of(ctx, purpose):
+    """KERNEL, or the matrix's kernel for purpose (default-kernel,
+    vm-test-kernel)."""
+    return os.environ.get("KERNEL") or matrix(ctx.top, purpose)
+
+
+def vm_test(ctx):
+    """make vm-test: one test program in the VM (run_one.sh PROG ARGS,
+    TEST split as sh would); its own TAP, or one case if it has none."""
+    test = shlex.split(os.environ.get("TEST", ""))
+    if not test:
+        ctx.fail("vm-test", 'no TEST: make vm-test TEST="PROG [ARGS]"')
+        return
+    argv = vm_run(ctx, "--kernel", kernel_of(ctx, "vm-test-kernel"),
+                  "--rxe", "--", ctx.path("selftests/vm/run_one.sh")) + test
+    if not ctx.step("vm-test", argv):
+        return
+    with open(ctx.tap_path("vm-test"), errors="replace") as f:
+        if tap.parse(f).counts == tap.Counts():
+            ctx.record("vm-test", tap.Counts(passed=1).totals(
+                "%s exited 0" % test[0]), append=True)
+
+
+def verbs(ctx):
+    """make verbs-check: the verbs tests with every libibverbs of the
+    matrix on one kernel (built first: make provider-all verbs-tests)."""
+    ctx.step("verbs", vm_run(ctx, "--kernel",
+                             kernel_of(ctx, "default-kernel"), "--rxe", "--",
+                             ctx.path("selftests/vm/run_verbs.sh")))
+
+
 def bench(ctx):
-    ctx.step("bench", [ctx.path("scripts/tests/bench_test.sh")])
+    """make bench: the report is the result; one case, that it ran."""
+    one_case(ctx, "bench", [ctx.path("scripts/tests/bench")],
+             "make bench: its report in out/bench/report.txt")
+
+
+def soak(ctx):
+    """make soak: SOAK_MINUTES on the debug kernel; soak-report's
+    verdict (targets, kmemleak, splats) is the case."""
+    one_case(ctx, "soak", [ctx.path("scripts/tests/soak")],
+             "make soak: its figures in out/soak/soak.json")
+
+
+def select(reg, names):
+    """The sections of a run: those named (each one's requirements
+    narrowed to the named), else make check's (all but the on-demand
+    ones). A name not in reg: ValueError."""
+    if not names:
+        return [s for s in reg if not s.on_demand]
+    bad = [n for n in names if n not in {s.name for s in reg}]
+    if bad:
+        raise ValueError("no section %s (--list)" % ", ".join(bad))
+    reg = [s for s in reg if s.name in names]
+    for s in reg:
+        s.requires = tuple(r for r in s.requires if r in names)
+    return reg
 
 
 def registry(kernels):
-    """make check's sections, in their order."""
+    """The sections, in make check's order; the on-demand ones last."""
     return [
         Section("static", "static checks (W=1, sparse, checkpatch, uapi "
                 "headers)", MAIN, static, quick=True),
@@ -236,6 +308,16 @@ def registry(kernels):
                 "pages, modinfo)", ANY, install),
         Section("tooling", "tooling tests (splat detector, vm-run, the "
                 "Makefile, the runner's TAP)", ANY, tooling),
-        Section("bench", "benchmark smoke test (a short make bench)", ANY,
-                bench),
+        Section("bench-smoke", "benchmark smoke test (a short make bench)",
+                ANY, bench_smoke),
+        Section("vm-test", "one test program in the VM (make vm-test)", MAIN,
+                vm_test, guest="selftests/vm/run_one.sh", on_demand=True),
+        Section("verbs", "the verbs tests on one kernel (make verbs-check)",
+                MAIN, verbs, guest="selftests/vm/run_verbs.sh",
+                on_demand=True),
+        Section("bench", "benchmarks (make bench)", MAIN, bench,
+                guest="bench/ibpd_bench.c", on_demand=True),
+        Section("soak", "the long soak on the debug kernel (make soak)",
+                DEBUG, soak, guest="selftests/vm/run_soak.sh", debug=True,
+                on_demand=True),
     ]

@@ -179,10 +179,42 @@ class Runner(unittest.TestCase):
         self.assertEqual(seen, {"one": (True, True), "two": (True, False),
                                 "nine": (False, False)})
 
+    def test_this_runs_steps(self):
+        """The summary sums this run's steps, not what an earlier run
+        left in the output directory; another step's file stays."""
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "check")
+            os.makedirs(out)
+            with open(os.path.join(out, "old.tap"), "w") as f:
+                f.write(tap.Counts(failed=5).totals() + "\n")
+            text = io.StringIO()
+            r = runner.Runner(d, [self.sh("one", "echo '%s'" % tap.Counts(
+                1).totals(), runner.MAIN)], [], out=out, stream=text)
+            self.assertEqual(r.run(), 0)
+            self.assertEqual(text.getvalue().splitlines()[-1],
+                             "1 passed, 0 failed, 0 skipped")
+            self.assertTrue(os.path.exists(os.path.join(out, "old.tap")))
+
+    def test_select(self):
+        """make check's sections leave out the on-demand ones; named,
+        they run, and a requirement not named is dropped."""
+        reg = [self.sh("one", "", runner.MAIN),
+               self.sh("two", "", runner.DEBUG, debug=True),
+               self.sh("three", "", runner.DEBUG, debug=True,
+                       requires=("two",)),
+               self.sh("four", "", runner.ANY, on_demand=True)]
+        self.assertEqual([s.name for s in sections.select(reg, [])],
+                         ["one", "two", "three"])
+        sel = sections.select(reg, ["three", "four"])
+        self.assertEqual([s.name for s in sel], ["three", "four"])
+        self.assertEqual(sel[0].requires, ())
+        with self.assertRaises(ValueError):
+            sections.select(reg, ["five"])
+
     def test_vm_threads(self):
         """With the debug lane beside the main one, each step's VMs run
         their vCPUs in one host thread, unless the caller said otherwise;
-        alone, as the caller said."""
+        a lane alone, as the caller said."""
         ok = "echo '%s'" % tap.Counts(1).totals()
         single = '[ "$IBPD_VM_TCG_THREAD" = single ] && ' + ok
         unset = '[ -z "${IBPD_VM_TCG_THREAD+set}" ] && ' + ok
@@ -197,11 +229,77 @@ class Runner(unittest.TestCase):
             rc, text, r = self.run_sections([self.sh("one", unset,
                                                      runner.MAIN)])
             self.assertEqual(rc, 0)
+            # the debug lane alone (make soak), printed as it runs
+            rc, text, r = self.run_sections([self.sh(
+                "two", unset + "; echo progress", runner.DEBUG,
+                debug=True)])
+            self.assertEqual(rc, 0)
+            self.assertIn("progress", text)
+            self.assertNotIn("debug kernel lane", text)
             os.environ["IBPD_VM_TCG_THREAD"] = "multi"
             rc, text, r = self.run_sections([
                 self.sh("one", multi, runner.MAIN),
                 self.sh("two", multi, runner.DEBUG, debug=True)])
             self.assertEqual(rc, 0)
+
+
+class OnDemand(unittest.TestCase):
+    """The commands of the on-demand sections (make vm-test, verbs-check,
+    bench, soak), with their KERNEL and TEST from the environment."""
+
+    class Ctx:
+        top = "/top"
+        out = "/out"
+
+        def __init__(self):
+            self.steps = []
+            self.failed = []
+
+        def path(self, *parts):
+            return os.path.join(self.top, *parts)
+
+        def step(self, name, argv, env=None):
+            self.steps.append((name, argv))
+            return False	# no output to read
+
+        def fail(self, name, why):
+            self.failed.append((name, why))
+
+    def run_section(self, name, env):
+        ctx = self.Ctx()
+        s = {s.name: s for s in sections.registry([])}[name]
+        with mock.patch.dict(os.environ, env), \
+                mock.patch.object(sections, "matrix",
+                                  lambda top, n: "M-" + n):
+            for k in ("KERNEL", "TEST"):
+                if k not in env:
+                    os.environ.pop(k, None)
+            s.run(ctx)
+        return ctx
+
+    def test_vm_test(self):
+        ctx = self.run_section("vm-test", {"TEST": "ibpd_test -r 'a b'"})
+        (name, argv), = ctx.steps
+        self.assertEqual(argv, ["/top/scripts/vm/vm-run", "--kernel",
+                                "M-vm-test-kernel", "--rxe", "--",
+                                "/top/selftests/vm/run_one.sh",
+                                "ibpd_test", "-r", "a b"])
+        ctx = self.run_section("vm-test", {"TEST": "x", "KERNEL": "debug"})
+        self.assertEqual(ctx.steps[0][1][1:3], ["--kernel", "debug"])
+        ctx = self.run_section("vm-test", {})
+        self.assertEqual((ctx.steps, len(ctx.failed)), ([], 1))
+
+    def test_verbs_bench_soak(self):
+        ctx = self.run_section("verbs", {"KERNEL": "6.12"})
+        self.assertEqual(ctx.steps, [("verbs", [
+            "/top/scripts/vm/vm-run", "--kernel", "6.12", "--rxe", "--",
+            "/top/selftests/vm/run_verbs.sh"])])
+        ctx = self.run_section("verbs", {})
+        self.assertEqual(ctx.steps[0][1][2], "M-default-kernel")
+        for name, prog in (("bench", "scripts/tests/bench"),
+                           ("soak", "scripts/tests/soak")):
+            ctx = self.run_section(name, {})
+            self.assertEqual(ctx.steps, [(name, ["/top/" + prog])])
 
 
 class TapResult(unittest.TestResult):
