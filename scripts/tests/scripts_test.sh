@@ -7,7 +7,7 @@
 # splat detection and second boots in a real VM.
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
-tap_setup 35
+tap_setup 36
 trap 'rm -rf "$tmp" "$top"/scripts/tests/untracked-*' EXIT
 
 # The matrix (scripts/matrix.conf) and its reader: what make reads of it
@@ -70,6 +70,11 @@ ok $? "run_one.sh: the missing program is named"
 
 expect_rc 0 "vm-run -- true" "$top/scripts/vm/vm-run" --no-ibpd -- true
 expect_rc 1 "vm-run -- false" "$top/scripts/vm/vm-run" --no-ibpd -- false
+# make bench's clock (-icount), whatever thread mode the caller's
+# environment has: qemu has no multi-threaded TCG under -icount
+expect_rc 0 "vm-run with IBPD_VM_ICOUNT=0 and IBPD_VM_TCG_THREAD=multi boots" \
+	env IBPD_VM_ICOUNT=0 IBPD_VM_TCG_THREAD=multi \
+	"$top/scripts/vm/vm-run" --no-ibpd -- true
 
 # An untracked program in the working tree runs in the VM by its path.
 prog=$(mktemp "$top/scripts/tests/untracked-XXXXXX")
