@@ -260,7 +260,8 @@ def soak(ctx):
     """make soak: SOAK_MINUTES on the debug kernel; soak-report's
     verdict (targets, kmemleak, splats) is the case."""
     one_case(ctx, "soak", [ctx.path("scripts/tests/soak")],
-             "make soak: its figures in out/soak/soak.json")
+             "make soak's verdict: targets, kmemleak, splats; "
+             "out/soak/soak.json")
 
 
 def select(reg, names):
