@@ -71,10 +71,12 @@ def proof(ctx):
     """The patched kernel's boot here; the stock kernels' runs in their
     own sections' boots (run_kernel.sh) when this run has those."""
     # make upstream-proof alone stages with the caller's identity, as
-    # scripts/upstream/upstream-proof says; make check with its own
-    env = {} if not ctx.selected("staging") and subprocess.run(
-        ["git", "config", "user.email"], cwd=ctx.top,
-        capture_output=True).returncode == 0 else gitconfig(ctx)
+    # scripts/upstream/upstream-proof says (make check's when the caller
+    # has none); make check always with its own
+    mine = not ctx.selected("staging") and all(subprocess.run(
+        ["git", "config", k], cwd=ctx.top, capture_output=True).returncode
+        == 0 for k in ("user.name", "user.email"))
+    env = {} if mine else gitconfig(ctx)
     env["KERNELS"] = " ".join(ctx.kernels)
     argv = [ctx.path("scripts/upstream/upstream-proof")]
     if all(ctx.selected("kernel-" + k) for k in ctx.kernels):
@@ -217,8 +219,9 @@ def bench_smoke(ctx):
 
 
 def one_case(ctx, name, argv, desc, env=None):
-    """A step whose output is no TAP (a report, a program's own output):
-    one case, passed when it exits 0."""
+    """A step whose exit status is a verdict no TAP line of its output
+    carries (the bench's report made, soak-report's): one case more,
+    passed when it exits 0 (failed, as any step, when it does not)."""
     if ctx.step(name, argv, env=env):
         ctx.record(name, tap.Counts(passed=1).totals(desc), append=True)
 
