@@ -253,6 +253,7 @@ class OnDemand(unittest.TestCase):
 
         def __init__(self):
             self.steps = []
+            self.envs = []
             self.failed = []
 
         def path(self, *parts):
@@ -260,6 +261,7 @@ class OnDemand(unittest.TestCase):
 
         def step(self, name, argv, env=None):
             self.steps.append((name, argv))
+            self.envs.append(env)
             return False	# no output to read
 
         def fail(self, name, why):
@@ -300,6 +302,66 @@ class OnDemand(unittest.TestCase):
                            ("soak", "scripts/tests/soak")):
             ctx = self.run_section(name, {})
             self.assertEqual(ctx.steps, [(name, ["/top/" + prog])])
+
+
+class Proof(unittest.TestCase):
+    """The proof section's git identity (make upstream-proof alone keeps
+    the caller's, make check stages with its own) and its stock runs
+    (--no-stock when each kernel's section runs them)."""
+
+    class Ctx(OnDemand.Ctx):
+        kernels = ["6.1", "7"]
+
+        def __init__(self, top, out, selected):
+            super().__init__()
+            self.top, self.out, self.sel = top, out, selected
+
+        def selected(self, name):
+            return name in self.sel
+
+    def run_proof(self, identity, selected):
+        with tempfile.TemporaryDirectory() as d:
+            home = os.path.join(d, "gitconfig-home")
+            with open(home, "w") as f:
+                f.write("[user]\n" + "".join(
+                    "\t%s = %s\n" % kv for kv in identity.items()))
+            ctx = self.Ctx(d, d, selected)
+            with mock.patch.dict(os.environ, {"GIT_CONFIG_GLOBAL": home,
+                                              "GIT_CONFIG_NOSYSTEM": "1"}):
+                for k in ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL",
+                          "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL"):
+                    os.environ.pop(k, None)
+                sections.proof(ctx)
+            (name, argv), = ctx.steps
+            env = ctx.envs[0]
+            cfg = env.get("GIT_CONFIG_GLOBAL")
+            if cfg:
+                self.assertEqual(cfg, os.path.join(d, "gitconfig"))
+                with open(cfg) as f:
+                    self.assertIn("name = ibpd make check", f.read())
+            return argv, env, cfg is not None
+
+    def test_identity(self):
+        me = {"name": "A U Thor", "email": "a@example.org"}
+        # make upstream-proof alone, the caller has an identity: theirs
+        argv, env, own = self.run_proof(me, {"upstream-proof"})
+        self.assertFalse(own)
+        self.assertEqual(env, {"KERNELS": "6.1 7"})
+        # only a name, or none: make check's
+        for who in ({"name": "A U Thor"}, {"email": "a@example.org"}, {}):
+            self.assertTrue(self.run_proof(who, {"upstream-proof"})[2])
+        # make check (staging runs too): always its own
+        self.assertTrue(self.run_proof(me, {"staging", "upstream-proof"})[2])
+
+    def test_stock_runs(self):
+        argv = self.run_proof({}, {"upstream-proof"})[0]
+        self.assertEqual(len(argv), 1)
+        self.assertTrue(argv[0].endswith("/scripts/upstream/upstream-proof"))
+        argv = self.run_proof({}, {"upstream-proof", "kernel-6.1"})[0]
+        self.assertNotIn("--no-stock", argv)
+        argv = self.run_proof({}, {"upstream-proof", "kernel-6.1",
+                                   "kernel-7"})[0]
+        self.assertEqual(argv[1:], ["--no-stock"])
 
 
 class TapResult(unittest.TestResult):
