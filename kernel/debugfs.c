@@ -26,58 +26,83 @@
 static struct dentry *ibpd_debugfs_root;
 
 /*
- * The pds listing walks the PD table a buffer at a time: between start and
- * stop it holds the table's lock (so the PDs it prints stay allocated),
- * and in between reads only its cursor stands on the table's list. It
- * lists each PD that lives through the walk exactly once, oldest first,
- * whatever the read size and whatever comes and goes meanwhile; a PD
- * made or destroyed during it, once at most.
+ * The pds listing: a walk of the PD table, one PD at a time. Taking a PD
+ * holds the table's lock for that moment only (so the PD stays allocated
+ * while its numbers are copied), and in between only the walk's cursor
+ * stands on the table's list: neither a long read nor seq_file's count of
+ * the lines up to a seek's or a pread()'s offset (traverse(), from 0 in
+ * one start and stop) ever makes an allocation or a destroy wait for more
+ * than one PD. It lists each PD that lives through the walk exactly once,
+ * oldest first, whatever the read size and whatever comes and goes
+ * meanwhile; a PD made or destroyed during it, once at most.
  *
- * seq_file starts a listing at 0, also after a seek (traverse() counts
- * from 0), and each later read at the position where the last one
- * stopped: there, the PD after the cursor.
+ * seq_file starts a listing at 0, also after a seek, and each later read
+ * at the position where the last one stopped: the PD taken last, which
+ * that read had no room for, kept with its position.
  */
-static void *ibpd_pds_start(struct seq_file *s, loff_t *pos)
-	__acquires(&walk->pool->lock)
-{
-	struct ibpd_pool_walk *walk = s->private;
+struct ibpd_pds_iter {
+	struct ibpd_pool_walk walk;
+	loff_t pos;			/* the position of the PD below */
+	bool taken;			/* a PD is there, not yet shown */
+	u32 pdn;
+	int usecnt;
+	u64 id;
+};
 
-	ibpd_pool_walk_start(walk);
-	if (*pos)
-		return ibpd_pool_walk_peek(walk);
-	ibpd_pool_walk_rewind(walk);
-	return SEQ_START_TOKEN;
+/* The next PD of the walk, at position pos, or NULL at the end. */
+static void *ibpd_pds_take(struct ibpd_pds_iter *it, loff_t pos)
+{
+	struct ibpd_pool_entry *e;
+	struct ibpd_ib_pd *pd;
+
+	ibpd_pool_walk_start(&it->walk);
+	e = ibpd_pool_walk_peek(&it->walk);
+	if (e) {
+		pd = container_of(e, struct ibpd_ib_pd, pdn);
+		it->pdn = e->index;
+		it->usecnt = atomic_read(&pd->ibpd.usecnt);
+		it->id = pd->id;
+		ibpd_pool_walk_pass(&it->walk, e);
+	}
+	ibpd_pool_walk_stop(&it->walk);
+	it->pos = pos;
+	it->taken = e;
+	return e ? it : NULL;
+}
+
+static void *ibpd_pds_start(struct seq_file *s, loff_t *pos)
+{
+	struct ibpd_pds_iter *it = s->private;
+
+	if (!*pos) {
+		ibpd_pool_walk_start(&it->walk);
+		ibpd_pool_walk_rewind(&it->walk);
+		ibpd_pool_walk_stop(&it->walk);
+		it->taken = false;
+		return SEQ_START_TOKEN;
+	}
+	if (it->taken && it->pos == *pos)
+		return it;
+	return ibpd_pds_take(it, *pos);
 }
 
 static void *ibpd_pds_next(struct seq_file *s, void *v, loff_t *pos)
 {
-	struct ibpd_pool_walk *walk = s->private;
-
-	++*pos;
-	if (v == SEQ_START_TOKEN)
-		return ibpd_pool_walk_peek(walk);
-	return ibpd_pool_walk_next(walk, v);
+	return ibpd_pds_take(s->private, ++*pos);
 }
 
 static void ibpd_pds_stop(struct seq_file *s, void *v)
-	__releases(&walk->pool->lock)
 {
-	struct ibpd_pool_walk *walk = s->private;
-
-	ibpd_pool_walk_stop(walk);
 }
 
 static int ibpd_pds_show(struct seq_file *s, void *v)
 {
-	struct ibpd_ib_pd *pd;
+	struct ibpd_pds_iter *it = v;
 
-	if (v == SEQ_START_TOKEN) {
+	if (v == SEQ_START_TOKEN)
 		seq_puts(s, "pdn usecnt id\n");
-		return 0;
-	}
-	pd = container_of(v, struct ibpd_ib_pd, pdn);
-	seq_printf(s, "%u %d %llu\n", pd->pdn.index,
-		   atomic_read(&pd->ibpd.usecnt), pd->id);
+	else
+		seq_printf(s, "%u %d %llu\n", it->pdn, it->usecnt, it->id);
 	return 0;
 }
 
@@ -91,12 +116,12 @@ static const struct seq_operations ibpd_pds_sops = {
 static int ibpd_pds_open(struct inode *inode, struct file *file)
 {
 	struct ibpd_ib_dev *dev = inode->i_private;
-	struct ibpd_pool_walk *walk;
+	struct ibpd_pds_iter *it;
 
-	walk = __seq_open_private(file, &ibpd_pds_sops, sizeof(*walk));
-	if (!walk)
+	it = __seq_open_private(file, &ibpd_pds_sops, sizeof(*it));
+	if (!it)
 		return -ENOMEM;
-	ibpd_pool_walk_init(walk, &dev->pds);
+	ibpd_pool_walk_init(&it->walk, &dev->pds);
 	return 0;
 }
 
@@ -104,8 +129,9 @@ static int ibpd_pds_open(struct inode *inode, struct file *file)
 static int ibpd_pds_release(struct inode *inode, struct file *file)
 {
 	struct seq_file *s = file->private_data;
+	struct ibpd_pds_iter *it = s->private;
 
-	ibpd_pool_walk_exit(s->private);
+	ibpd_pool_walk_exit(&it->walk);
 	return seq_release_private(inode, file);
 }
 

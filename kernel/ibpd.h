@@ -105,7 +105,6 @@ int ibpd_set_max_pd(struct ibpd_ib_dev *dev, u64 max_pd);
 int ibpd_set_pdn_next(struct ibpd_ib_dev *dev, u64 pdn);
 int ibpd_pdn_alloc(struct ibpd_ib_dev *dev, struct ibpd_ib_pd *pd);
 void ibpd_pdn_free(struct ibpd_ib_dev *dev, struct ibpd_ib_pd *pd);
-void ibpd_pd_id_alloc(struct ibpd_ib_dev *dev, struct ibpd_ib_pd *pd);
 int ibpd_import_check(struct ibpd_ib_pd *pd, const u32 *pdn, const u64 *id);
 int ibpd_pds_init(struct ibpd_ib_dev *dev, u32 max_pd);
 void ibpd_pds_fini(struct ibpd_ib_dev *dev);

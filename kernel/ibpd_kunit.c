@@ -10,6 +10,8 @@
  */
 
 #include <kunit/test.h>
+#include <linux/completion.h>
+#include <linux/kthread.h>
 #include <linux/dcache.h>
 #include <linux/module.h>
 #include <rdma/ib_verbs.h>
@@ -124,6 +126,14 @@ static void pdn_wrap_skips_live(struct kunit *test)
 	ibpd_pool_free(pool, b);
 }
 
+/* Passes e, which the walk returned in this piece; the next, or NULL. */
+static struct ibpd_pool_entry *walk_next(struct ibpd_pool_walk *walk,
+					 struct ibpd_pool_entry *e)
+{
+	ibpd_pool_walk_pass(walk, e);
+	return ibpd_pool_walk_peek(walk);
+}
+
 /* Whether a walk of the table finds want. */
 static bool walk_finds(struct ibpd_pool *pool, struct ibpd_pool_entry *want)
 {
@@ -133,7 +143,7 @@ static bool walk_finds(struct ibpd_pool *pool, struct ibpd_pool_entry *want)
 
 	ibpd_pool_walk_init(&walk, pool);
 	ibpd_pool_walk_start(&walk);
-	for (e = ibpd_pool_walk_peek(&walk); e; e = ibpd_pool_walk_next(&walk, e))
+	for (e = ibpd_pool_walk_peek(&walk); e; e = walk_next(&walk, e))
 		found |= e == want;
 	ibpd_pool_walk_stop(&walk);
 	ibpd_pool_walk_exit(&walk);
@@ -196,7 +206,7 @@ static void walk_piece(struct walk_test *t, unsigned int max)
 	ibpd_pool_walk_start(&t->walk);
 	for (e = ibpd_pool_walk_peek(&t->walk); e && n < max; n++) {
 		walk_test_count(t, e);
-		e = ibpd_pool_walk_next(&t->walk, e);
+		e = walk_next(&t->walk, e);
 	}
 	ibpd_pool_walk_stop(&t->walk);
 }
@@ -273,7 +283,7 @@ static void walk_two_at_once(struct kunit *test)
 	walk_piece(t, 4);
 	ibpd_pool_walk_init(&other, t->pool);
 	ibpd_pool_walk_start(&other);
-	for (e = ibpd_pool_walk_peek(&other); e; e = ibpd_pool_walk_next(&other, e)) {
+	for (e = ibpd_pool_walk_peek(&other); e; e = walk_next(&other, e)) {
 		KUNIT_EXPECT_NE(test, e->index, 0U);
 		n++;
 	}
@@ -316,7 +326,7 @@ static void walk_survives_resize(struct kunit *test)
 		e = ibpd_pool_walk_peek(&walk);
 		if (e) {
 			count[e->index]++;
-			ibpd_pool_walk_next(&walk, e);
+			walk_next(&walk, e);
 		}
 		ibpd_pool_walk_stop(&walk);
 		if (added < n)
@@ -363,6 +373,86 @@ static void walk_unstarted_outlives_pool(struct kunit *test)
 	walk_outlives_pool_after(test, 0);
 }
 
+/* A reserved entry is the pool's, but walks see it only once published. */
+static void reserved_unseen_until_published(struct kunit *test)
+{
+	struct ibpd_pool *pool = test_pool(test);
+	struct ibpd_pool_entry *a = test_entry(test), *b = test_entry(test);
+
+	KUNIT_ASSERT_EQ(test, 0, ibpd_pool_reserve(pool, 2, 2, a));
+	KUNIT_EXPECT_EQ(test, 1, atomic_read(&pool->count));
+	KUNIT_EXPECT_FALSE(test, walk_finds(pool, a));
+	KUNIT_ASSERT_EQ(test, 0, ibpd_pool_alloc(pool, 2, 2, b));
+	KUNIT_EXPECT_NE(test, a->index, b->index);
+	ibpd_pool_publish(pool, a);
+	KUNIT_EXPECT_TRUE(test, walk_finds(pool, a));
+	ibpd_pool_free(pool, a);
+	ibpd_pool_free(pool, b);
+	/* one freed without ever being published */
+	KUNIT_ASSERT_EQ(test, 0, ibpd_pool_reserve(pool, 2, 2, a));
+	ibpd_pool_free(pool, a);
+	KUNIT_EXPECT_EQ(test, 0, atomic_read(&pool->count));
+}
+
+/*
+ * A full number space (max_count == max_index) that allocators race
+ * through: each holds one index at most, so each allocation finds one,
+ * however the others move the cursor and the free index meanwhile.
+ */
+#define FULL_THREADS	4
+#define FULL_ROUNDS	20000
+
+struct full_race {
+	struct ibpd_pool *pool;
+	atomic_t failures;
+	atomic_t running;
+	struct completion done;
+	int last_error;
+};
+
+static int full_race_thread(void *data)
+{
+	struct full_race *r = data;
+	struct ibpd_pool_entry e = {};
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < FULL_ROUNDS; i++) {
+		ret = ibpd_pool_alloc(r->pool, FULL_THREADS, FULL_THREADS, &e);
+		if (ret) {
+			r->last_error = ret;
+			atomic_inc(&r->failures);
+			continue;
+		}
+		ibpd_pool_free(r->pool, &e);
+		if (!(i % 256))
+			cond_resched();
+	}
+	if (atomic_dec_and_test(&r->running))
+		complete(&r->done);
+	return 0;
+}
+
+static void full_space_race_never_fails(struct kunit *test)
+{
+	struct full_race *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	struct task_struct *task;
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	r->pool = test_pool(test);
+	init_completion(&r->done);
+	atomic_set(&r->running, FULL_THREADS);
+	for (i = 0; i < FULL_THREADS; i++) {
+		task = kthread_run(full_race_thread, r, "ibpd_full%u", i);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+	}
+	wait_for_completion(&r->done);
+	KUNIT_EXPECT_EQ_MSG(test, 0, atomic_read(&r->failures),
+			    "last error %d", r->last_error);
+	KUNIT_EXPECT_EQ(test, 0, atomic_read(&r->pool->count));
+}
+
 static struct kunit_case ibpd_pool_cases[] = {
 	KUNIT_CASE(pdn_first_is_one),
 	KUNIT_CASE(pdn_unique),
@@ -376,6 +466,8 @@ static struct kunit_case ibpd_pool_cases[] = {
 	KUNIT_CASE(walk_survives_resize),
 	KUNIT_CASE(walk_outlives_pool),
 	KUNIT_CASE(walk_unstarted_outlives_pool),
+	KUNIT_CASE(reserved_unseen_until_published),
+	KUNIT_CASE(full_space_race_never_fails),
 	{}
 };
 

@@ -48,12 +48,36 @@ int ibpd_set_pdn_next(struct ibpd_ib_dev *dev, u64 pdn)
 	return 0;
 }
 
+/*
+ * A PD's identity comes from a counter that never goes back. It is drawn
+ * once the PD has its pdn, when nothing but alloc_pd's response can fail,
+ * and an identity drawn is used up: the response may have reached
+ * userspace whatever becomes of the call (the driver's copy can fail part
+ * way, the core's copy after it), so a failed allocation leaves a gap and
+ * never a repeat.
+ */
+static void ibpd_pd_id_alloc(struct ibpd_ib_dev *dev, struct ibpd_ib_pd *pd)
+{
+	pd->id = atomic64_inc_return(&dev->pd_id);
+}
+
+/*
+ * A pdn and an identity for a new PD; the pds listing sees it only once it
+ * has both.
+ */
 int ibpd_pdn_alloc(struct ibpd_ib_dev *dev, struct ibpd_ib_pd *pd)
 {
+	int ret;
+
 	if (READ_ONCE(dev->fail_alloc_pd))
 		return -ENOMEM;
-	return ibpd_pool_alloc(&dev->pds, READ_ONCE(dev->max_pd),
-			       IBPD_PDN_MAX, &pd->pdn);
+	ret = ibpd_pool_reserve(&dev->pds, READ_ONCE(dev->max_pd),
+				IBPD_PDN_MAX, &pd->pdn);
+	if (ret)
+		return ret;
+	ibpd_pd_id_alloc(dev, pd);
+	ibpd_pool_publish(&dev->pds, &pd->pdn);
+	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(ibpd_pdn_alloc);
 
@@ -62,18 +86,6 @@ void ibpd_pdn_free(struct ibpd_ib_dev *dev, struct ibpd_ib_pd *pd)
 	ibpd_pool_free(&dev->pds, &pd->pdn);
 }
 EXPORT_SYMBOL_IF_KUNIT(ibpd_pdn_free);
-
-/*
- * A PD's identity comes from a counter that never goes back. alloc_pd
- * draws it once nothing but its response can fail, and an identity drawn
- * is used up: the response may have reached userspace whatever becomes of
- * the call (the driver's copy can fail part way, the core's copy after
- * it), so a failed allocation leaves a gap and never a repeat.
- */
-void ibpd_pd_id_alloc(struct ibpd_ib_dev *dev, struct ibpd_ib_pd *pd)
-{
-	pd->id = atomic64_inc_return(&dev->pd_id);
-}
 
 /*
  * What IBPD_METHOD_PD_IMPORT checks before it answers: the expected pdn

@@ -10,6 +10,7 @@
 #include <linux/mutex.h>
 #include <linux/rhashtable.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
 
 #include "pool.h"
 
@@ -34,19 +35,29 @@ static u32 ibpd_pool_next(u32 cur, u32 max_index)
 /*
  * Accounts a new object against max_count and gives it the next free index
  * in [1, max_index], cyclically: an index comes back only after the whole
- * space has been used. max_count <= max_index, so a free index exists.
+ * space has been used. The entry is not yet on the pool's list, so walks
+ * do not see it: ibpd_pool_publish() puts it there, once the caller has
+ * set up what a walk shows of it.
+ *
+ * max_count <= max_index, and the count is taken before the search, so at
+ * every moment an index is free for this allocation: the search goes on
+ * until it has one, however other allocations and frees move the cursor
+ * and the free indices meanwhile (each index it finds taken is another
+ * allocation's that succeeded). It fails only when the table cannot take
+ * the entry (ENOMEM), or when the caller is being killed (EINTR, seen by
+ * no one).
  */
-int ibpd_pool_alloc(struct ibpd_pool *pool, u32 max_count, u32 max_index,
-		    struct ibpd_pool_entry *entry)
+int ibpd_pool_reserve(struct ibpd_pool *pool, u32 max_count, u32 max_index,
+		      struct ibpd_pool_entry *entry)
 {
 	u32 tries, index, old;
-	int ret = -ENOSPC;
+	int ret;
 
 	if (atomic_inc_return(&pool->count) > max_count) {
 		ret = -ENOMEM;
 		goto err_count;
 	}
-	for (tries = 0; tries < max_index; tries++) {
+	for (tries = 1;; tries++) {
 		do {
 			old = READ_ONCE(pool->next);
 			index = old && old <= max_index ? old : 1;
@@ -57,14 +68,17 @@ int ibpd_pool_alloc(struct ibpd_pool *pool, u32 max_count, u32 max_index,
 						    ibpd_pool_params);
 		if (ret != -EEXIST)
 			break;
-		if (!(tries % 1024))
+		if (!(tries % 1024)) {
+			if (fatal_signal_pending(current)) {
+				ret = -EINTR;
+				break;
+			}
 			cond_resched();
+		}
 	}
 	if (ret)
 		goto err_count;
-	spin_lock(&pool->lock);
-	list_add_tail(&entry->list, &pool->list);
-	spin_unlock(&pool->lock);
+	INIT_LIST_HEAD(&entry->list);
 	return 0;
 
 err_count:
@@ -72,14 +86,38 @@ err_count:
 	/* the table is at its size limit, or could not grow */
 	return ret == -E2BIG || ret == -EBUSY ? -ENOMEM : ret;
 }
+EXPORT_SYMBOL_IF_KUNIT(ibpd_pool_reserve);
+
+/* Shows a reserved entry to walks, at the list's tail. */
+void ibpd_pool_publish(struct ibpd_pool *pool, struct ibpd_pool_entry *entry)
+{
+	spin_lock(&pool->lock);
+	list_add_tail(&entry->list, &pool->list);
+	spin_unlock(&pool->lock);
+}
+EXPORT_SYMBOL_IF_KUNIT(ibpd_pool_publish);
+
+/* ibpd_pool_reserve(), then ibpd_pool_publish(). */
+int ibpd_pool_alloc(struct ibpd_pool *pool, u32 max_count, u32 max_index,
+		    struct ibpd_pool_entry *entry)
+{
+	int ret;
+
+	ret = ibpd_pool_reserve(pool, max_count, max_index, entry);
+	if (ret)
+		return ret;
+	ibpd_pool_publish(pool, entry);
+	return 0;
+}
 EXPORT_SYMBOL_IF_KUNIT(ibpd_pool_alloc);
 
+/* Also an entry reserved and never published. */
 void ibpd_pool_free(struct ibpd_pool *pool, struct ibpd_pool_entry *entry)
 {
 	spin_lock(&pool->lock);
 	WARN_ON(rhashtable_remove_fast(&pool->ht, &entry->node,
 				       ibpd_pool_params));
-	list_del(&entry->list);
+	list_del_init(&entry->list);
 	spin_unlock(&pool->lock);
 	atomic_dec(&pool->count);
 }
@@ -159,17 +197,16 @@ struct ibpd_pool_entry *ibpd_pool_walk_peek(struct ibpd_pool_walk *walk)
 EXPORT_SYMBOL_IF_KUNIT(ibpd_pool_walk_peek);
 
 /*
- * Passes entry, which the walk returned in this piece, and returns the
- * next one; NULL at the end.
+ * Passes entry, which the walk returned in this piece: the walk will not
+ * return it again, even after the lock is let go and entry is freed.
  */
-struct ibpd_pool_entry *ibpd_pool_walk_next(struct ibpd_pool_walk *walk,
-					    struct ibpd_pool_entry *entry)
+void ibpd_pool_walk_pass(struct ibpd_pool_walk *walk,
+			 struct ibpd_pool_entry *entry)
 {
 	lockdep_assert_held(&walk->pool->lock);
 	list_move(&walk->cursor.list, &entry->list);
-	return ibpd_pool_walk_peek(walk);
 }
-EXPORT_SYMBOL_IF_KUNIT(ibpd_pool_walk_next);
+EXPORT_SYMBOL_IF_KUNIT(ibpd_pool_walk_pass);
 
 /* Keeps the walk's place, its cursor, for the next ibpd_pool_walk_start(). */
 void ibpd_pool_walk_stop(struct ibpd_pool_walk *walk)

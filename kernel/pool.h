@@ -43,8 +43,8 @@ struct ibpd_pool {
  * and in between nothing; its place is a cursor on the pool's list, which
  * new entries join at the tail. So a walk returns each entry that lives
  * through it exactly once, whatever comes and goes meanwhile, and an
- * entry added or freed during it once at most. Only pool.c reads the
- * fields.
+ * entry added or freed during it once at most. A piece may be as short as
+ * one entry: peek at it, pass it. Only pool.c reads the fields.
  */
 struct ibpd_pool_walk {
 	struct ibpd_pool *pool;		/* NULL once the pool is destroyed */
@@ -53,6 +53,9 @@ struct ibpd_pool_walk {
 
 int ibpd_pool_init(struct ibpd_pool *pool);
 void ibpd_pool_destroy(struct ibpd_pool *pool);
+int ibpd_pool_reserve(struct ibpd_pool *pool, u32 max_count, u32 max_index,
+		      struct ibpd_pool_entry *entry);
+void ibpd_pool_publish(struct ibpd_pool *pool, struct ibpd_pool_entry *entry);
 int ibpd_pool_alloc(struct ibpd_pool *pool, u32 max_count, u32 max_index,
 		    struct ibpd_pool_entry *entry);
 void ibpd_pool_free(struct ibpd_pool *pool, struct ibpd_pool_entry *entry);
@@ -63,8 +66,8 @@ void ibpd_pool_walk_start(struct ibpd_pool_walk *walk)
 	__acquires(&walk->pool->lock);
 void ibpd_pool_walk_rewind(struct ibpd_pool_walk *walk);
 struct ibpd_pool_entry *ibpd_pool_walk_peek(struct ibpd_pool_walk *walk);
-struct ibpd_pool_entry *ibpd_pool_walk_next(struct ibpd_pool_walk *walk,
-					    struct ibpd_pool_entry *entry);
+void ibpd_pool_walk_pass(struct ibpd_pool_walk *walk,
+			 struct ibpd_pool_entry *entry);
 void ibpd_pool_walk_stop(struct ibpd_pool_walk *walk)
 	__releases(&walk->pool->lock);
 

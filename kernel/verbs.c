@@ -110,7 +110,6 @@ int ibpd_ib_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	ret = ibpd_pdn_alloc(dev, pd);
 	if (ret)
 		return ret;
-	ibpd_pd_id_alloc(dev, pd);
 
 	if (udata) {
 		resp.pdn = pd->pdn.index;

@@ -916,6 +916,140 @@ TEST_F(debugfs, pds_read_after_eof)
 	test_cmd_pd_destroy(self->fd, b.handle);
 }
 
+/* How the reader of pds_seek_readers reads the listing. */
+enum pds_reader { PDS_SEQUENTIAL, PDS_PREAD, PDS_LSEEK, PDS_READERS };
+
+static const char *const pds_reader_name[] = {
+	[PDS_SEQUENTIAL] = "sequential reads",
+	[PDS_PREAD] = "pread at the end",
+	[PDS_LSEEK] = "lseek to the middle",
+};
+
+/*
+ * Reads the pds listing (of about len bytes) the way given, until killed;
+ * *reads counts the reads. A pread or a seek elsewhere than where the last
+ * read stopped makes seq_file count the lines up to the offset again.
+ */
+static void pds_reader(enum pds_reader how, off_t len,
+		       volatile unsigned long *reads)
+{
+	char path[256], buf[4096];
+	ssize_t r;
+	int fd;
+
+	dbg_path(path, sizeof(path), "pds");
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		_exit(1);
+	for (;;) {
+		switch (how) {
+		case PDS_SEQUENTIAL:
+			r = read(fd, buf, sizeof(buf));
+			if (!r && lseek(fd, 0, SEEK_SET))
+				_exit(2);
+			break;
+		case PDS_PREAD:
+			r = pread(fd, buf, sizeof(buf), len - sizeof(buf));
+			break;
+		default:
+			if (lseek(fd, len / 2, SEEK_SET) != len / 2)
+				_exit(3);
+			r = read(fd, buf, sizeof(buf));
+			break;
+		}
+		if (r < 0)
+			_exit(4);
+		(*reads)++;
+	}
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * The listing holds the table's lock for one PD at a time, also while
+ * seq_file counts the lines up to a pread()'s or a seek's offset, so no
+ * way of reading it stalls the device: with 100,000 PDs listed, a process
+ * allocating and destroying PDs gets as far beside a reader that preads at
+ * the end, or seeks to the middle, as beside one that reads the listing
+ * in order (at least a quarter as many; a reader that held the lock for
+ * the whole walk up to its offset left it a ninth to a fiftieth).
+ */
+TEST_F_TIMEOUT(debugfs, pds_seek_readers, 600)
+{
+	const int n = 100000;
+	const double window = 1.5;
+	long long old_max = dbg_read("max_pd");
+	unsigned long ops[PDS_READERS], nreads[PDS_READERS];
+	volatile unsigned long *reads;
+	double worst[PDS_READERS], t, t0;
+	struct pd *pds = calloc(n, sizeof(*pds)), p;
+	char path[256], buf[65536];
+	off_t len = 0;
+	ssize_t r;
+	int i, k, fd, status;
+	pid_t reader;
+
+	ASSERT_NE(NULL, pds);
+	ASSERT_LT(0, old_max);
+	reads = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, reads);
+	ASSERT_EQ(0, dbg_write("max_pd", self->base_pds + n + 16));
+	for (i = 0; i < n; i++)
+		ASSERT_EQ(0, pd_alloc(self->fd, &pds[i]));
+	dbg_path(path, sizeof(path), "pds");
+	fd = open(path, O_RDONLY);
+	ASSERT_LE(0, fd);
+	while ((r = read(fd, buf, sizeof(buf))) > 0)
+		len += r;
+	close(fd);
+	ASSERT_LT((off_t)(2 * sizeof(buf)), len);
+
+	/* the readers in turn, twice: a machine whose load drifts meets each */
+	memset(ops, 0, sizeof(ops));
+	memset(worst, 0, sizeof(worst));
+	memset(nreads, 0, sizeof(nreads));
+	for (k = 0; k < 2 * PDS_READERS; k++) {
+		i = k % PDS_READERS;
+		*reads = 0;
+		reader = fork();
+		ASSERT_LE(0, reader);
+		if (!reader)
+			pds_reader(i, len, reads);
+		while (!*reads)
+			usleep(1000);
+		for (t0 = now_s(); (t = now_s()) - t0 < window; ops[i]++) {
+			ASSERT_EQ(0, pd_alloc(self->fd, &p));
+			ASSERT_EQ(0, test_pd_destroy(self->fd, p.handle));
+			t = now_s() - t;
+			if (t > worst[i])
+				worst[i] = t;
+		}
+		kill(reader, SIGKILL);
+		ASSERT_EQ(reader, waitpid(reader, &status, 0));
+		EXPECT_TRUE(WIFSIGNALED(status));
+		nreads[i] += *reads;
+	}
+	for (i = 0; i < PDS_READERS; i++)
+		TH_LOG("%d PDs listed (%lld bytes), a reader doing %s: %lu reads; beside it %lu PD allocations and destroys in 2 x %.1f s, the slowest %.1f ms",
+		       n, (long long)len, pds_reader_name[i], nreads[i],
+		       ops[i], window, worst[i] * 1e3);
+	EXPECT_LE(ops[PDS_SEQUENTIAL], 4 * ops[PDS_PREAD]);
+	EXPECT_LE(ops[PDS_SEQUENTIAL], 4 * ops[PDS_LSEEK]);
+	for (i = 0; i < n; i++)
+		test_cmd_pd_destroy(self->fd, pds[i].handle);
+	EXPECT_EQ(0, dbg_write("max_pd", old_max));
+	EXPECT_EQ(self->base_pds, dbg_read("num_pds"));
+	munmap((void *)reads, 4096);
+	free(pds);
+}
+
 TEST_F(debugfs, max_pd_enomem)
 {
 	long long old_max = dbg_read("max_pd");
