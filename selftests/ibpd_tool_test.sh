@@ -71,7 +71,7 @@ objects() {
 # at_list_pds GDBCMD ARGS...: runs ibpd ARGS (words without spaces or
 # shell syntax: gdb's run passes them through a shell) under gdb, which
 # stops it where it lists a file's PDs (ibpddv_list_pds: the file is
-# imported; $at_fn instead, when set) and runs gdb command GDBCMD there
+# imported; $at_fn instead, when set; at its call $at_skip + 1) and runs gdb command GDBCMD there
 # ("shell CMD" for a shell command). ibpd's stdout and stderr in
 # $tmp/gdb.out and $tmp/gdb.err, its exit status in gdb_rc, gdb's own
 # output in $tmp/gdb.log.
@@ -81,7 +81,7 @@ at_list_pds() {
 	# shellcheck disable=SC2016 # gdb's $_exitcode
 	gdb -q -batch -nx -ex 'set debuginfod enabled off' -ex 'set confirm off' \
 		-ex 'set breakpoint pending on' -ex "break ${at_fn:-ibpddv_list_pds}" \
-		-ex "run $* > $tmp/gdb.out 2> $tmp/gdb.err" -ex "$cmd" \
+		-ex "ignore 1 ${at_skip:-0}" -ex "run $* > $tmp/gdb.out 2> $tmp/gdb.err" -ex "$cmd" \
 		-ex delete -ex continue -ex 'print $_exitcode' \
 		"$ibpd" > "$tmp/gdb.log" 2>&1
 	# shellcheck disable=SC2016 # gdb's value history
@@ -93,7 +93,7 @@ if ! [ -x "$ibpd" ]; then
 	echo "1..0 # SKIP no ibpd tool ($ibpd): the tool is built with libibpd"
 	exit 4
 fi
-echo "1..39"
+echo "1..42"
 
 expect_rc 0 "--help" "$ibpd" --help
 grep -q '^usage: ibpd' "$tmp/out"; ok $? "--help prints the usage"
@@ -227,6 +227,49 @@ ok $? "pds --pid --json: the holder's 3 PDs with pdn and use count"
 	grep -q "^  3 PDs$" "$tmp/out" &&
 	[ "$(grep -Ec '^ +[0-9]+ +[0-9]+ +[01]$' "$tmp/out")" = 3 ]
 ok $? "pds --pid: table of 3 PDs"
+
+# Each PD's import fails (the fail_import knob, ENOMEM): an error for each
+# on stderr with its handle, no row, "0 PDs", exit 1; in JSON an empty list.
+dbg0=$(dbg_dir ibpd0)
+echo Y > "$dbg0/fail_import"
+"$ibpd" pds --pid "$hold_pid" > "$tmp/fi.txt" 2> "$tmp/fi.err"
+rc=$?
+"$ibpd" -j pds --pid "$hold_pid" > "$tmp/fi.json" 2> "$tmp/fi-j.err"
+rc_j=$?
+echo N > "$dbg0/fail_import"
+cat "$tmp/fi.txt" "$tmp/fi.err" "$tmp/fi.json" "$tmp/fi-j.err" > "$tmp/out"
+echo "exit $rc, -j: exit $rc_j" >> "$tmp/out"
+handles=$(grep -E '^[0-9]+ ' "$tmp/hold-ibpd0.out" | cut -d' ' -f1 | sort -n)
+errs() { sed -n "s/^ibpd: pid $hold_pid fd $hold_fd: PD handle \([0-9]*\): Cannot allocate memory$/\1/p" "$1" | sort -n; }
+[ $rc = 1 ] && [ $rc_j = 1 ] && [ "$(grep -c . "$tmp/fi.err")" = 3 ] &&
+	[ "$(errs "$tmp/fi.err")" = "$handles" ] && [ "$(errs "$tmp/fi-j.err")" = "$handles" ] &&
+	grep -qx "  0 PDs" "$tmp/fi.txt" && ! grep -q -- ' - ' "$tmp/fi.txt" &&
+	python3 - "$tmp/fi.json" >> "$tmp/out" 2>&1 <<'PY'
+import json, sys
+f, = json.load(open(sys.argv[1]))["files"]
+assert (f["device"], f["pds"]) == ("ibpd0", []), f
+PY
+ok $? "pds with every PD's import failing (fail_import): each on stderr with its handle, no row, 0 PDs, exit 1"
+
+# 300 files of ibpd0 (no context: each skipped with a message) and a dup
+# of the last: dup'ed fds of a file are shown once, however many files.
+python3 - "$tmp/many-files" "$(uverbs_of ibpd0)" <<'PY' &
+import os, sys, time
+fds = [os.open(f"/dev/infiniband/{sys.argv[2]}", os.O_RDWR) for _ in range(300)]
+os.dup(fds[-1])
+with open(sys.argv[1], "w") as f:
+    f.write("ready\n")
+time.sleep(600)
+PY
+many_pid=$!
+for _ in $(seq 100); do [ -s "$tmp/many-files" ] && break; sleep 0.1; done
+"$ibpd" pds --pid "$many_pid" > "$tmp/mf.out" 2> "$tmp/mf.err"
+rc=$?
+kill "$many_pid"
+wait "$many_pid" 2> /dev/null
+{ echo "exit $rc"; tail -n 3 "$tmp/mf.err"; } > "$tmp/out"
+[ $rc = 0 ] && [ "$(grep -c 'without a context (nothing to list): skipped$' "$tmp/mf.err")" = 300 ]
+ok $? "pds of a process with 300 files and a dup of the last: each file once"
 
 expect_rc 0 "pds --pid --fd: the holder's uverbs fd" \
 	"$ibpd" pds --pid "$hold_pid" --fd "$hold_fd"
@@ -426,6 +469,34 @@ PY
 	else
 		ok 1 "pds -j with the device deleted after the import: rdma link add failed"
 	fi
+
+	# The device goes while ibpd queries the PDs of a file of 3000, at
+	# the third (two queried): the file is shown with none, no PD row, no
+	# error. (A breakpoint hit costs a ptrace stop: a few, not thousands.)
+	: > "$tmp/mid.log"
+	for j in -j ""; do
+		rdma link add ibpdtk type ibpd netdev lo || {
+			echo "rdma link add: FAIL" >> "$tmp/mid.log"
+			continue
+		}
+		hold ibpdtk 3000 "mid$j"
+		at_fn=ibpddv_query_pd at_skip=2 at_list_pds "shell rdma link delete ibpdtk" \
+				$j pds --pid "$hold_pid"
+		cp "$tmp/gdb.out" "$tmp/mid$j.out"
+		cat "$tmp/gdb.out" "$tmp/gdb.err" >> "$tmp/mid.log"
+		echo "exit $gdb_rc" >> "$tmp/mid.log"
+		[ "$gdb_rc" = 0 ] && [ ! -s "$tmp/gdb.err" ] || echo FAIL >> "$tmp/mid.log"
+		rdma link delete ibpdtk 2> /dev/null
+	done
+	cp "$tmp/mid.log" "$tmp/out"
+	! grep -q FAIL "$tmp/mid.log" &&
+		grep -qx "  0 PDs" "$tmp/mid.out" && [ "$(grep -c . "$tmp/mid.out")" = 2 ] &&
+		python3 - "$tmp/mid-j.out" >> "$tmp/out" 2>&1 <<'PY'
+import json, sys
+f, = json.load(open(sys.argv[1]))["files"]
+assert (f["device"], f["ibpd"], f["truncated"], f["pds"]) == ("ibpdtk", True, False, []), f
+PY
+	ok $? "pds (text and -j): the device deleted at the third of 3000 PDs: the file shown with no PDs, nothing on stderr, exit 0"
 else
 	skip "pds: observing a file, stopped in ibpddv_list_pds: no gdb"
 	skip "pds: the holder's file after the listings: no gdb"
@@ -433,6 +504,7 @@ else
 	skip "devices -d with ibv_query_device failing: no gdb"
 	skip "pds -j with ibpddv_list_pds failing: no gdb"
 	skip "pds -j with the device deleted after the import: no gdb"
+	skip "pds with the device deleted during the listing: no gdb"
 fi
 
 # pds --pid --fd on an fd that turns from an rxe0 file into a socket and

@@ -517,28 +517,74 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* One PD of the file: "pdn": null where the device does not tell. */
-static void show_pd(struct ibv_context *ctx, uint32_t handle,
-		    const struct ibpddv_pd_attr *a, int err, size_t shown)
+/* One PD of the file, as the device told it. */
+struct pd_row {
+	uint32_t handle;
+	struct ibpddv_pd_attr a;
+};
+
+static void show_pd(const struct pd_row *r, size_t shown)
 {
 	if (json) {
-		fprintf(out, "%s{\"handle\": %u, ", shown ? ", " : "", handle);
-		if (err)
-			fprintf(out, "\"pdn\": null, \"usecnt\": null");
-		else
-			fprintf(out, "\"pdn\": %u, \"usecnt\": %u", a->pdn,
-				a->usecnt);
-		if (details && !err)
-			fprintf(out, ", \"id\": %" PRIu64, a->id);
-		fprintf(out, "}");
-	} else if (err) {
-		printf("  %8u %10s %8s\n", handle, "-", "-");
-	} else {
-		printf("  %8u %10u %8u", handle, a->pdn, a->usecnt);
+		fprintf(out, "%s{\"handle\": %u, \"pdn\": %u, \"usecnt\": %u",
+			shown ? ", " : "", r->handle, r->a.pdn, r->a.usecnt);
 		if (details)
-			printf(" %20" PRIu64, a->id);
-		printf("\n");
+			fprintf(out, ", \"id\": %" PRIu64, r->a.id);
+		fprintf(out, "}");
+		return;
 	}
+	printf("  %8u %10u %8u", r->handle, r->a.pdn, r->a.usecnt);
+	if (details)
+		printf(" %20" PRIu64, r->a.id);
+	printf("\n");
+}
+
+/*
+ * PD HANDLE of the file, imported and queried into *r: 0, or the errno of
+ * whichever failed.
+ */
+static int query_pd(struct ibv_context *ctx, uint32_t handle,
+		    struct pd_row *r)
+{
+	struct ibv_pd *pd = ibv_import_pd(ctx, handle);
+	int err;
+
+	if (!pd)
+		return errno;
+	r->handle = handle;
+	err = ibpddv_query_pd(pd, &r->a);
+	ibv_unimport_pd(pd);
+	return err;
+}
+
+/*
+ * The PDs of the file among its n handles, into rows (room for n): how
+ * many, or -1 when the device was removed meanwhile, which destroyed them
+ * all. A PD that went meanwhile is left out: its handle names nothing
+ * (ENOENT), a new PD (ESTALE) or another object (EINVAL). Any other error
+ * is one: on standard error with the handle, *failed set, no row.
+ */
+static ssize_t query_pds(struct ibv_context *ctx, pid_t pid, int fd,
+			 const uint32_t *handles, size_t n,
+			 struct pd_row *rows, bool *failed)
+{
+	size_t i, shown = 0;
+	int err;
+
+	for (i = 0; i < n; i++) {
+		err = query_pd(ctx, handles[i], &rows[shown]);
+		if (!err)
+			shown++;
+		else if (err == EIO)
+			return -1;
+		else if (err != ENOENT && err != ESTALE && err != EINVAL) {
+			fprintf(stderr,
+				"ibpd: pid %d fd %d: PD handle %u: %s\n", pid,
+				fd, handles[i], strerror(err));
+			*failed = true;
+		}
+	}
+	return shown;
 }
 
 static int files_shown;	/* for the separators */
@@ -563,8 +609,10 @@ static void show_other_file(const char *name, pid_t pid, int fd)
 static int show_file(struct ibv_context *ctx, pid_t pid, int fd)
 {
 	const char *name = ibv_get_device_name(ctx->device);
-	bool first = !files_shown++, more;
-	size_t i, n, shown = 0;
+	bool first = !files_shown++, more, failed = false;
+	struct pd_row *rows = NULL;
+	size_t i, n;
+	ssize_t shown;
 	uint32_t *handles;
 	int ret;
 
@@ -583,6 +631,10 @@ static int show_file(struct ibv_context *ctx, pid_t pid, int fd)
 	handles = malloc(IBPDDV_LIST_PDS_MAX * sizeof(*handles));
 	ret = handles ? ibpddv_list_pds(ctx, handles, IBPDDV_LIST_PDS_MAX, &n) :
 			ENOMEM;
+	if (!ret) {
+		rows = calloc(n ? n : 1, sizeof(*rows));
+		ret = rows ? 0 : ENOMEM;
+	}
 	if (ret) {
 		/* the file's object is closed all the same */
 		fprintf(stderr, "ibpd: listing the PDs of pid %d fd %d: %s\n",
@@ -596,35 +648,29 @@ static int show_file(struct ibv_context *ctx, pid_t pid, int fd)
 	if (more)
 		n--;
 	qsort(handles, n, sizeof(*handles), cmp_u32);
+	shown = query_pds(ctx, pid, fd, handles, n, rows, &failed);
+	/* the device went while they were queried: it took them along */
+	if (shown < 0) {
+		shown = 0;
+		more = false;
+	}
 	if (json)
 		fprintf(out, ", \"ibpd\": true, \"truncated\": %s, \"pds\": [",
 			more ? "true" : "false");
-	else if (n)
+	else if (shown)
 		printf("  %8s %10s %8s%s\n", "handle", "pdn", "usecnt",
 		       details ? "                   id" : "");
-	for (i = 0; i < n; i++) {
-		struct ibv_pd *pd = ibv_import_pd(ctx, handles[i]);
-		struct ibpddv_pd_attr a = {};
-		int err = pd ? ibpddv_query_pd(pd, &a) : errno;
-
-		if (pd)
-			ibv_unimport_pd(pd);
-		/*
-		 * gone meanwhile: not a PD of the file any more, its handle
-		 * free, a new PD's or another object's (EINVAL)
-		 */
-		if (err == ENOENT || err == ESTALE || err == EINVAL)
-			continue;
-		show_pd(ctx, handles[i], &a, err, shown++);
-	}
+	for (i = 0; i < (size_t)shown; i++)
+		show_pd(&rows[i], i);
 	if (json)
 		fprintf(out, "]}");
 	else
-		printf("  %zu PD%s%s\n", shown, shown == 1 ? "" : "s",
+		printf("  %zd PD%s%s\n", shown, shown == 1 ? "" : "s",
 		       more ? " (the first the kernel lists; there are more)" :
 			      "");
+	free(rows);
 	free(handles);
-	return 0;
+	return failed;
 }
 
 static int getfd(pid_t pid, int fd)
@@ -659,15 +705,38 @@ static int uverbs_link(pid_t pid, int fd)
 	return !strncmp(target, "/dev/infiniband/uverbs", 22);
 }
 
-/* A dup'ed fd of a file already shown (kcmp: 0 means the same file). */
-static bool same_file_shown(pid_t pid, const int *shown, int nshown, int fd)
-{
-	int i;
+/* The fds of the files shown so far, one a file. */
+struct fd_set_shown {
+	int *fd;
+	size_t n, cap;
+};
 
-	for (i = 0; i < nshown; i++)
-		if (!syscall(SYS_kcmp, pid, pid, KCMP_FILE, shown[i], fd))
+/* A dup'ed fd of a file already shown (kcmp: 0 means the same file). */
+static bool same_file_shown(pid_t pid, const struct fd_set_shown *shown,
+			    int fd)
+{
+	size_t i;
+
+	for (i = 0; i < shown->n; i++)
+		if (!syscall(SYS_kcmp, pid, pid, KCMP_FILE, shown->fd[i], fd))
 			return true;
 	return false;
+}
+
+/* Adds fd to shown: 0, or ENOMEM. */
+static int add_shown(struct fd_set_shown *shown, int fd)
+{
+	int *more;
+
+	if (shown->n == shown->cap) {
+		more = realloc(shown->fd, (shown->cap * 2 + 16) * sizeof(*more));
+		if (!more)
+			return ENOMEM;
+		shown->fd = more;
+		shown->cap = shown->cap * 2 + 16;
+	}
+	shown->fd[shown->n++] = fd;
+	return 0;
 }
 
 /*
@@ -759,7 +828,8 @@ static int show_fd(pid_t pid, int fd)
 static int cmd_pds(void)
 {
 	pid_t pid = opt_pid ? opt_pid : getpid();
-	int shown[256], nshown = 0, ret = 0;
+	struct fd_set_shown shown = {};
+	int ret = 0;
 	char path[64];
 	struct dirent *e;
 	DIR *d;
@@ -792,15 +862,19 @@ static int cmd_pds(void)
 
 		/* an fd whose link cannot be read was closed meanwhile */
 		if (*end || e->d_name[0] == '.' || uverbs_link(pid, fd) <= 0 ||
-		    same_file_shown(pid, shown, nshown, fd))
+		    same_file_shown(pid, &shown, fd))
 			continue;
 		ret |= show_fd(pid, fd);
-		if (nshown < (int)(sizeof(shown) / sizeof(shown[0])))
-			shown[nshown++] = fd;
+		if (add_shown(&shown, fd)) {
+			fprintf(stderr, "ibpd: %s\n", strerror(ENOMEM));
+			ret = 1;
+			break;
+		}
 	}
 	closedir(d);
-	if (!nshown && !json)
+	if (!shown.n && !json)
 		printf("pid %d has no uverbs file open\n", pid);
+	free(shown.fd);
 	return ret;
 }
 
