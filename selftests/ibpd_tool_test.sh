@@ -93,7 +93,7 @@ if ! [ -x "$ibpd" ]; then
 	echo "1..0 # SKIP no ibpd tool ($ibpd): the tool is built with libibpd"
 	exit 4
 fi
-echo "1..42"
+echo "1..43"
 
 expect_rc 0 "--help" "$ibpd" --help
 grep -q '^usage: ibpd' "$tmp/out"; ok $? "--help prints the usage"
@@ -578,6 +578,40 @@ if rdma dev set ibpd0 name rxepd0; then
 	ok $? "a device named rxepd0: rxe's provider takes it when tried first, not from a program linking libibpd"
 else
 	ok 1 "a device named rxepd0: the rename failed"
+fi
+
+# The driver files' order (ibpddv_is_supported(3)): libibverbs reads the
+# files of /etc/libibverbs.d in readdir(3) order and puts each provider
+# name at the head of its list, so the one it read last loads first. Two
+# files alone in the directory (a tmpfs over it, in a mount namespace of
+# their own), rxe's and ibpd's, both ways round: rxepd0 opens only when
+# ibpd's provider loads first.
+if rdma dev set ibpd0 name rxepd0; then
+	# shellcheck disable=SC2016 # the inner shell expands them
+	unshare -m sh -c '
+		mount -t tmpfs ibpd-test /etc/libibverbs.d || exit 1
+		for first in rxe ibpd; do
+			rm -f /etc/libibverbs.d/*
+			echo "driver rxe" > /etc/libibverbs.d/a.driver
+			echo "driver $1" > /etc/libibverbs.d/b.driver
+			[ $first = ibpd ] && {
+				echo "driver $1" > /etc/libibverbs.d/a.driver
+				echo "driver rxe" > /etc/libibverbs.d/b.driver
+			}
+			order=$(ls -f /etc/libibverbs.d | grep "\.driver$" | tr "\n" " ")
+			last=$(ls -f /etc/libibverbs.d | grep "\.driver$" | tail -n 1)
+			ibv_devinfo -d rxepd0 > /dev/null 2>&1
+			echo "a.driver: $first first; readdir order: $order; ibv_devinfo -d rxepd0: exit $?; last read: $(cat /etc/libibverbs.d/$last)"
+		done' sh "$prov" > "$tmp/order" 2>&1
+	rc=$?
+	rdma dev set rxepd0 name ibpd0
+	cp "$tmp/order" "$tmp/out"
+	# the provider of the file read last opens rxepd0 (0) if it is ibpd's
+	[ $rc = 0 ] && [ "$(grep -c 'exit 0; last read: driver /' "$tmp/order")" = 1 ] &&
+		[ "$(grep -c 'exit [1-9][0-9]*; last read: driver rxe$' "$tmp/order")" = 1 ]
+	ok $? "two driver files: the provider of the one libibverbs reads last (readdir order) is tried first"
+else
+	ok 1 "two driver files: the rename to rxepd0 failed"
 fi
 
 "$ibpd" --device rxe0 demo > "$tmp/out" 2>&1
