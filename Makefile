@@ -29,7 +29,7 @@
 # The kernels, rdma-core versions and VM modules: scripts/matrix.conf
 # (KERNEL defaults to its default-kernel, for make vm-test to vm-test-kernel).
 
-VERSION    := 2.0.1
+VERSION    := 2.0.2
 include scripts/matrix.conf
 KERNEL     ?= $(default-kernel)
 IBPD_CACHE ?= $(HOME)/.cache/ibpd

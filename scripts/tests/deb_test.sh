@@ -17,7 +17,8 @@
 # libibverbs finds ibpd0 through the packaged provider, the packaged tool's
 # demo runs; removing libibpd1 takes ibpd.driver along (no libibverbs
 # program warns about a provider it cannot load); remove and purge leave
-# no file. Before all that, libibpd1 of the last version whose ibpd.driver
+# no file. What each package ships is checked against debian/contents
+# for the version. Before all that, libibpd1 of the last version whose ibpd.driver
 # was a conffile (2.0.0, built from git history) is installed, for the
 # first install to upgrade.
 set -u
@@ -85,6 +86,43 @@ for f in ./usr/bin/ibpd ./usr/share/man/man1/ibpd.1.gz; do
 done
 [ ! -s "$tmp/out" ]
 ok $? "libibpd-dev: ibpddv.h, uapi headers, libibpd.so, libibpd.pc, man3; ibpd-tools: ibpd, ibpd(1)"
+
+# What each package ships, as debian/contents records it for this version
+# (a version's list is never edited once released): a change to what a
+# package ships is a new version with its changelog entry and its list.
+# The version and the multiarch triplet in paths are written @VERSION@ and
+# @MA@. On a difference the list of this build is printed to record.
+contents() {
+	local p
+	for p in ibpd-dkms libibpd1 libibpd-dev ibpd-tools; do
+		dpkg-deb --fsys-tarfile "$(ls "$old/${p}_${version}_"*.deb)" | tar -tvf - |
+			awk -v p="$p" '{ $1 = $2 = $3 = $4 = $5 = ""; sub(/^ +/, ""); print p, $0 }'
+	done | sed -e "s|$version|@VERSION@|g" -e "s|$ma|@MA@|g" | sort
+}
+recorded() {	# recorded VERSION < CONTENTS: its list
+	awk -v v="$1:" '/^#/ || !NF { next } /^[^ ]+:$/ { on = $0 == v; next } on' | sort
+}
+contents > "$tmp/contents"
+recorded "$version" < "$top/debian/contents" > "$tmp/recorded"
+# the list as the commit that added the version's changelog entry had it
+entry=$(git -C "$top" log -1 --format=%H -S"ibpd ($version)" -- debian/changelog 2> /dev/null)
+if [ -n "$entry" ]; then
+	git -C "$top" show "$entry:debian/contents" 2> /dev/null | recorded "$version" > "$tmp/released"
+else
+	cp "$tmp/recorded" "$tmp/released"	# not committed yet
+fi
+if [ ! -s "$tmp/recorded" ]; then
+	{ echo "debian/contents has no list for $version: add this one"; echo "$version:"; cat "$tmp/contents"; } > "$tmp/out"
+	rc=1
+elif ! diff -u "$tmp/released" "$tmp/recorded" > "$tmp/out"; then
+	echo "debian/contents' list for $version changed after ${entry:0:12} added $version to debian/changelog: a new version, with its own list" >> "$tmp/out"
+	rc=1
+else
+	diff -u "$tmp/recorded" "$tmp/contents" > "$tmp/out"
+	rc=$?
+	[ $rc = 0 ] || { echo "the packages ship other files than debian/contents records for $version: a new version (debian/changelog), and its list:"; echo "$version:"; cat "$tmp/contents"; } >> "$tmp/out"
+fi
+ok $rc "debian/contents: the packages of $version ship what it recorded with $version's changelog entry ($(grep -c . "$tmp/contents") paths)"
 
 # One version: a Makefile VERSION without its changelog entry fails.
 cp -a "$top/Makefile" "$tmp/Makefile"

@@ -121,6 +121,7 @@ rm -f /var/lib/man-db/auto-update
 	[ -z "$(known)" ] && [ ! -e /etc/libibverbs.d/ibpd.driver ]
 case_ $? "kernel $kver: its RDMA core modules, its headers not installed yet; no ibpd package, no ibpd.driver"
 files > /tmp/files.before
+conf_before=$(find /etc/libibverbs.d -mindepth 1 | sort)
 
 v_old=$(dpkg-deb -f "$(ls "$old"/libibpd1_*.deb)" Version)
 v_new=$(dpkg-deb -f "$(ls "$new"/libibpd1_*.deb)" Version)
@@ -129,8 +130,9 @@ if [ "$prev" != - ]; then
 	v_prev=$(dpkg-deb -f "$(ls "$prev"/libibpd1_*.deb)" Version)
 	apt_get install "$(ls "$prev"/libibpd1_*.deb)" &&
 		[ -f /etc/libibverbs.d/ibpd.driver ] && [ ! -L /etc/libibverbs.d/ibpd.driver ] &&
-		dpkg-query -W -f='${Conffiles}\n' libibpd1 | grep -q ' /etc/libibverbs.d/ibpd.driver '
-	echo "# libibpd1 $v_prev installed, rc $?"
+		dpkg-query -W -f='${Conffiles}\n' libibpd1 | grep -q ' /etc/libibverbs.d/ibpd.driver ' &&
+		echo "# edited by the admin" >> /etc/libibverbs.d/ibpd.driver
+	echo "# libibpd1 $v_prev installed, its ibpd.driver edited, rc $?"
 fi
 # The packages before the kernel's headers (they only Recommend them):
 # DKMS adds the module and builds nothing. Only one version is compiled:
@@ -147,14 +149,18 @@ echo "# apt-get install $v_old (no headers: DKMS adds, builds nothing): $((SECON
 	! ls "$m"/updates/dkms/ibpd.ko* >> "$out" 2>&1 && ! modprobe -n ibpd >> "$out" 2>&1
 case_ $? "apt-get install ./*.deb ($v_old) before the kernel's headers: every package $v_old, DKMS has ibpd/$v_old added, no module built"
 
-# The upgrade from the conffile: rm_conffile took the unchanged old file
-# away, and the link is the package's, not a conffile.
+# The upgrade from the conffile, which the admin had edited: the link is
+# the package's, not a conffile; the admin's file is kept in /etc/ibpd
+# (debian/libibpd1.NEWS), nothing of it in /etc/libibverbs.d, where
+# libibverbs reads every file whatever its name.
 if [ "$prev" != - ]; then
-	{ ls -l /etc/libibverbs.d/ibpd.driver*; dpkg-query -W -f='${Conffiles}\n' libibpd1; } >> "$out" 2>&1
+	{ ls -la /etc/libibverbs.d /etc/ibpd; dpkg-query -W -f='${Conffiles}\n' libibpd1; } >> "$out" 2>&1
 	[ "$(readlink /etc/libibverbs.d/ibpd.driver)" = /usr/share/libibpd1/ibpd.driver ] &&
-		[ -z "$(ls /etc/libibverbs.d/ibpd.driver.* 2> /dev/null)" ] &&
+		[ "$(find /etc/libibverbs.d -mindepth 1 ! -name ibpd.driver | sort)" = "$conf_before" ] &&
+		[ "$(cat /etc/ibpd/ibpd.driver.dpkg-bak)" = "driver ibpd
+# edited by the admin" ] &&
 		[ -z "$(dpkg-query -W -f='${Conffiles}' libibpd1)" ]
-	case_ $? "upgrade of libibpd1 $v_prev (ibpd.driver a conffile) to $v_old: ibpd.driver the package's link, no conffile, nothing left of the old one"
+	case_ $? "upgrade of libibpd1 $v_prev (ibpd.driver a conffile, edited) to $v_old: ibpd.driver the package's link, no conffile; the edited file kept as /etc/ibpd/ibpd.driver.dpkg-bak, nothing of it in /etc/libibverbs.d"
 else
 	echo "deb-vm: skip upgrade of libibpd1 from the ibpd.driver conffile: no such version given"
 fi
