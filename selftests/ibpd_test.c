@@ -818,14 +818,16 @@ static void pd_churn(volatile unsigned long *ops)
  * and others made and destroyed by two processes meanwhile, each listing,
  * in reads of 16 bytes and of 4096, has each held PD exactly once and no
  * PD twice; also one started over by a seek to the start after 1000
- * bytes.
+ * bytes. A PD being made is listed only once it has its identity: no
+ * line has identity 0.
  */
 TEST_F_TIMEOUT(debugfs, pds_under_churn, 300)
 {
 	const int n = 600, listings = 100, nchurn = 2;
 	static unsigned char seen[IBPD_PDN_MAX + 1];
 	volatile unsigned long *ops;
-	int i, l, missing = 0, dups = 0, churned = 0;
+	int i, l, missing = 0, dups = 0, churned = 0, no_id = 0;
+	unsigned long long id;
 	size_t cap = 1 << 20;
 	char *text = malloc(cap), *line;
 	struct pd *pds = calloc(n, sizeof(*pds));
@@ -855,8 +857,10 @@ TEST_F_TIMEOUT(debugfs, pds_under_churn, 300)
 		ASSERT_LE(0, len);
 		memset(seen, 0, sizeof(seen));
 		for (line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
-			if (sscanf(line, "%u", &pdn) != 1 || pdn > IBPD_PDN_MAX)
+			if (sscanf(line, "%u %*d %llu", &pdn, &id) != 2 ||
+			    pdn > IBPD_PDN_MAX)
 				continue;
+			no_id += !id;
 			dups += seen[pdn]++ == 1;
 			churned++;
 		}
@@ -872,8 +876,9 @@ TEST_F_TIMEOUT(debugfs, pds_under_churn, 300)
 		ASSERT_EQ(churn[i], waitpid(churn[i], &status, 0));
 		EXPECT_TRUE(WIFSIGNALED(status));
 	}
-	TH_LOG("%d listings of %d held PDs beside %lu allocations and destroys: %d missing, %d listed twice, %d churned PDs listed",
-	       listings, n, ops[0] + ops[1], missing, dups, churned);
+	TH_LOG("%d listings of %d held PDs beside %lu allocations and destroys: %d missing, %d listed twice, %d churned PDs listed, %d without an identity",
+	       listings, n, ops[0] + ops[1], missing, dups, churned, no_id);
+	EXPECT_EQ(0, no_id);
 	EXPECT_EQ(0, missing);
 	EXPECT_EQ(0, dups);
 	EXPECT_LT(0, churned);
