@@ -245,11 +245,12 @@ def sending_note(up, src, kver, said):
     wrote into each mail (said: series -> {mail: (To, Cc)})."""
     name = os.path.basename(src)
     lines = [
-        f"The kernel series were made against Debian's {name} ({kver}), "
+        f"The kernel series were made against Debian's {name} ({kver}),",
         f"rdma-core's against {RDMA_CORE_VERSION} as released (PACKAGE_VERSION"
-        f" {RDMA_CORE_NEXT}), and tested there; their letters say so, which",
-        "stays true after a rebase. To send a series rebased onto the"
-        " maintainers' tree:",
+        f" {RDMA_CORE_NEXT}), and tested",
+        "there; their letters (and the rdma-rc patch, below its ---) say so,",
+        "which stays true after a rebase. To send a series rebased onto the",
+        "maintainers' tree:",
         "",
         "1. rebase it: linux-fixes onto rdma.git's for-rc, linux onto",
         "   for-next on top of the fixes",
