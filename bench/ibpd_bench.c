@@ -27,7 +27,10 @@
  * - ibpd0's max_pd, raised through debugfs to what 1M live PDs need (in
  *   every run, so that a short one shows the full one can run);
  * - alloc+destroy and import throughput of 1, 2 and 4 processes sharing
- *   one file.
+ *   one file;
+ * - rxe's send doorbell (a POST_SEND without work requests) by write(), as
+ *   rdma-core's rxe provider rings it, and by INVOKE_WRITE ioctl, as it
+ *   does with the upstream series, beside a posted and completed send.
  *
  * How: the bench runs pinned to one vCPU and times with that vCPU's TSC
  * (qemu TCG gives the host's: some 10 ns to read, where the guest's
@@ -426,6 +429,139 @@ static int op_reg_mr_write(struct dev *d)
 			 NULL, 0);
 }
 
+/*
+ * rxe's send doorbell: a POST_SEND with no work request on an RC QP in
+ * RTS (connected to itself), sent by write() on the command FD, as
+ * rdma-core's rxe provider rang it before the upstream series (the kernel
+ * refuses that write() to every process but the file's opener), and
+ * through INVOKE_WRITE, as libibverbs' ibv_cmd_post_send() sends it,
+ * which the series' provider calls. The posted send: one signaled 64-byte
+ * RDMA WRITE to the QP itself through the system's libibverbs (whose rxe
+ * provider rings by write()), and its completion.
+ */
+static struct {
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	struct ibv_mr *mr;
+} loop;
+
+static int doorbell(struct dev *d, bool by_write)
+{
+	struct ib_uverbs_post_send_resp resp;
+	struct ib_uverbs_cmd_hdr *hdr;
+	struct ib_uverbs_post_send *c;
+	uint64_t buf[(sizeof(*hdr) + sizeof(*c) + 7) / 8] = {};
+
+	hdr = (struct ib_uverbs_cmd_hdr *)buf;
+	c = (struct ib_uverbs_post_send *)(hdr + 1);
+	c->response = (uintptr_t)&resp;
+	c->qp_handle = loop.qp->handle;
+	c->wqe_size = sizeof(struct ib_uverbs_send_wr);
+	if (!by_write)
+		return write_cmd(d, IB_USER_VERBS_CMD_POST_SEND, c, sizeof(*c),
+				 &resp, sizeof(resp));
+	hdr->command = IB_USER_VERBS_CMD_POST_SEND;
+	hdr->in_words = (sizeof(*hdr) + sizeof(*c)) / 4;
+	hdr->out_words = sizeof(resp) / 4;
+	return write(d->ctx->cmd_fd, buf, sizeof(*hdr) + sizeof(*c)) !=
+	       (ssize_t)(sizeof(*hdr) + sizeof(*c));
+}
+
+static int op_doorbell_write(struct dev *d)
+{
+	return doorbell(d, true);
+}
+
+static int op_doorbell_ioctl(struct dev *d)
+{
+	return doorbell(d, false);
+}
+
+static int op_post_send(struct dev *d)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)d->buf, .length = 64, .lkey = loop.mr->lkey,
+	};
+	struct ibv_send_wr wr = {
+		.sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_RDMA_WRITE,
+		.send_flags = IBV_SEND_SIGNALED,
+		.wr.rdma = { .remote_addr = (uintptr_t)d->buf + 2048,
+			     .rkey = loop.mr->rkey },
+	}, *bad;
+	struct ibv_wc wc;
+	int n;
+
+	if (ibv_post_send(loop.qp, &wr, &bad))
+		return -1;
+	/* rxe completes it in a kernel thread: leave it the vCPU */
+	while (!(n = ibv_poll_cq(loop.cq, 1, &wc)))
+		sched_yield();
+	return n < 0 || wc.status != IBV_WC_SUCCESS;
+}
+
+/* An RC QP on d's PD, in RTS, connected to itself over GID 0. */
+static void loop_open(struct dev *d)
+{
+	struct ibv_qp_init_attr ia = {
+		.cap = { .max_send_wr = 16, .max_recv_wr = 1,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.qp_type = IBV_QPT_RC,
+	};
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT, .port_num = 1,
+		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE,
+	};
+	union ibv_gid gid;
+
+	loop.cq = ibv_create_cq(d->ctx, 16, NULL, NULL, 0);
+	if (!loop.cq)
+		die("ibv_create_cq");
+	ia.send_cq = ia.recv_cq = loop.cq;
+	loop.qp = ibv_create_qp(d->pd, &ia);
+	if (!loop.qp)
+		die("ibv_create_qp");
+	loop.mr = ibv_reg_mr(d->pd, d->buf, 4096, IBV_ACCESS_LOCAL_WRITE |
+			     IBV_ACCESS_REMOTE_WRITE);
+	if (!loop.mr)
+		die("ibv_reg_mr");
+	if (ibv_query_gid(d->ctx, 1, 0, &gid))
+		die("ibv_query_gid");
+	if (ibv_modify_qp(loop.qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+		die("INIT");
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_1024;
+	a.dest_qp_num = loop.qp->qp_num;
+	a.max_dest_rd_atomic = 1;
+	a.min_rnr_timer = 12;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.grh.dgid = gid;
+	a.ah_attr.grh.hop_limit = 1;
+	a.ah_attr.port_num = 1;
+	if (ibv_modify_qp(loop.qp, &a, IBV_QP_STATE | IBV_QP_AV |
+			  IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
+		die("RTR");
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = 1;
+	if (ibv_modify_qp(loop.qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
+			  IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
+			  IBV_QP_MAX_QP_RD_ATOMIC))
+		die("RTS");
+}
+
+static void loop_close(void)
+{
+	ibv_destroy_qp(loop.qp);
+	ibv_dereg_mr(loop.mr);
+	ibv_destroy_cq(loop.cq);
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -688,6 +824,27 @@ static void bench_ops(struct dev *ib, struct dev *rxe)
 	record_ops("ops", pd_ops, npd, 1);
 	measure(mr_ops, nmr);
 	record_ops("ops", mr_ops, nmr, 1);
+}
+
+/*
+ * The doorbell on rxe0 by write() and by ioctl(), with the null ioctl
+ * beside them and the posted send they are part of, in one group.
+ */
+static void bench_doorbell(struct dev *rxe)
+{
+	struct op ops[] = {
+		{ rxe, "null_ioctl", op_null },
+		{ rxe, "doorbell_write", op_doorbell_write },
+		{ rxe, "doorbell_ioctl", op_doorbell_ioctl },
+		{ rxe, "post_send_rdma_write", op_post_send },
+	};
+	int n = sizeof(ops) / sizeof(ops[0]);
+
+	fprintf(stderr, "ibpd_bench: the send doorbell on %s\n", rxe->name);
+	loop_open(rxe);
+	measure(ops, n);
+	record_ops("doorbell", ops, n, 1);
+	loop_close();
 }
 
 /* Kernel memory: Slab of /proc/meminfo, in bytes. */
@@ -1180,6 +1337,7 @@ int main(void)
 	dev_open(&ib, "ibpd0");
 	dev_open(&rxe, "rxe0");
 	bench_ops(&ib, &rxe);
+	bench_doorbell(&rxe);
 	dev_close(&rxe);
 	dev_close(&ib);
 

@@ -176,6 +176,52 @@ def live_label(n):
     return {1: "1", 1000: "1k", 100000: "100k", 1000000: "1M"}.get(n, str(n))
 
 
+def report_doorbell(recs, out):
+    """rxe's send doorbell by write() (rdma-core's rxe provider before the
+    upstream series) and by INVOKE_WRITE ioctl (with it), measured in the
+    same rounds, and what the difference is of a posted, completed send
+    (its doorbell the write(): the system's libibverbs): that send with
+    the ioctl doorbell is, round by round, send - write + ioctl. The
+    table's lines, through out; the JSON's part, or None when the run has
+    no doorbell group."""
+    db = {r["op"]: r["rounds_ns"] for r in recs
+          if r["group"] == "doorbell" and r["device"] == "rxe0"}
+    need = ("null_ioctl", "doorbell_write", "doorbell_ioctl",
+            "post_send_rdma_write")
+    if any(op not in db for op in need):
+        return None
+    w, i = db["doorbell_write"], db["doorbell_ioctl"]
+    send = db["post_send_rdma_write"]
+    send_ioctl = [p - a + b for p, a, b in zip(send, w, i)]
+    doc = {
+        "null_ioctl_ns": fig(db["null_ioctl"]),
+        "write_ns": fig(w), "ioctl_ns": fig(i),
+        "ioctl_x_write": paired(i, w),
+        "write_x_null": paired(w, db["null_ioctl"]),
+        "ioctl_x_null": paired(i, db["null_ioctl"]),
+        "post_send_ns": fig(send),
+        "post_send_ioctl_ns": fig(send_ioctl),
+        "post_send_ioctl_x_write": paired(send_ioctl, send),
+    }
+    out("rxe0's send doorbell (a POST_SEND of no work request): write() on "
+        "the command FD, as rdma-core's rxe provider rings it, against "
+        "INVOKE_WRITE ioctl, as libibverbs' command path (ibv_cmd_post_send) "
+        "sends it with the upstream series")
+    out(f"  {'null ioctl':<44} {fmt_ns(doc['null_ioctl_ns']):>13} ns")
+    out(f"  {'doorbell by write()':<44} {fmt_ns(doc['write_ns']):>13} ns "
+        f"{fmt_x(doc['write_x_null']):>11}x null")
+    out(f"  {'doorbell by ioctl (INVOKE_WRITE)':<44} "
+        f"{fmt_ns(doc['ioctl_ns']):>13} ns {fmt_x(doc['ioctl_x_null']):>11}x "
+        f"null, {fmt_x(doc['ioctl_x_write'])}x write()")
+    out(f"  {'64 B RDMA WRITE posted+completed, write() bell':<44} "
+        f"{fmt_ns(doc['post_send_ns']):>13} ns")
+    out(f"  {'the same with the ioctl doorbell':<44} "
+        f"{fmt_ns(doc['post_send_ioctl_ns']):>13} ns "
+        f"{fmt_x(doc['post_send_ioctl_x_write']):>11}x")
+    out("")
+    return doc
+
+
 def main():
     raw, outdir = sys.argv[1], sys.argv[2]
     recs = load(raw)
@@ -265,6 +311,8 @@ def main():
             cells.append(f"{dev} {fmt_ns(v):>13} {fmt_x(x):>11}x")
         out(f"  {label:<24} " + "   ".join(cells))
     out("")
+
+    doorbell = report_doorbell(recs, out)
 
     lives = sorted({r["live_pds"] for r in scale})
     sc = {(r["op"], r["live_pds"]): r["rounds_ns"] for r in scale}
@@ -421,7 +469,8 @@ def main():
     doc = {"run": run,
            "spread": "value: the median of n rounds; lo, hi: its 95% "
                      "interval; q1, q3: the quartiles of the rounds",
-           "ops": table, "library": library, "scale": scale_rows,
+           "ops": table, "library": library, "doorbell": doorbell,
+           "scale": scale_rows,
            "growth": [{"op": op, "x": g} for op, g in growth.items()],
            "memory": list(mem_rows.values()), "memory_ibpd0_x_rxe0": mem_x,
            "close": close_rows, "limits": list(limits.values()),

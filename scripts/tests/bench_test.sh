@@ -98,6 +98,11 @@ assert {("ibpd0", "alloc_destroy_verbs"), ("ibpd0", "import"),
 assert all(r["rxe0_ns"] for r in d["ops"] if r["op"] in
            ("null_ioctl", "alloc_destroy_write", "reg_dereg_mr_4k"))
 assert {r["live_pds"] for r in d["scale"]} == {1, 1000}
+# rxe's doorbell by write() and by ioctl, and the send with each
+db = d["doorbell"]
+assert db and all(db[k]["value"] > 0 for k in
+                  ("write_ns", "ioctl_ns", "ioctl_x_write",
+                   "post_send_ioctl_x_write")), db
 assert {m["device"] for m in d["memory"]} == {"ibpd0", "rxe0"}
 assert {c["device"] for c in d["close"]} == {"ibpd0", "rxe0"}
 assert {p["procs"] for p in d["procs"]} == {1, 2, 4}

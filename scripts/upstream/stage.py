@@ -8,9 +8,10 @@ runs): the series in out/upstream/, signed off with the caller's git
 identity (ibpd_stage/staging.py); with --check, checked as kselftest TAP
 (ibpd_stage/check.py, ibpd_stage/rdma_core_check.py).
 
-stage.py rdma-core-build OUT: rdma-core with the series in OUT applied and
-built, cached; prints its directory (ibpd_stage/rdma_core.py).
-upstream-proof uses it.
+stage.py rdma-core-build OUT [--without TEXT]: rdma-core with the series in
+OUT applied (less the patches whose subject contains TEXT) and built,
+cached; prints its directory (ibpd_stage/rdma_core.py). upstream-proof
+uses it.
 
 stage.py rdma-core-tree OUT: the same, and prints its build tree, or fails
 when it does not build (user/provider/provider.mk).
@@ -39,8 +40,10 @@ def main(argv):
             if len(args) <= 1:
                 staged = stage(*args)
                 return 0 if not check or Check(staged).run() else 1
-        if cmd == "rdma-core-build" and len(args) == 1:
-            print(rdma_core.build(os.path.abspath(args[0])))
+        if cmd == "rdma-core-build" and (len(args) == 1 or (
+                len(args) == 3 and args[1] == "--without")):
+            print(rdma_core.build(os.path.abspath(args[0]),
+                                  args[2] if len(args) == 3 else None))
             return 0
         if cmd == "rdma-core-tree" and len(args) == 1:
             print(rdma_core.tree(os.path.abspath(args[0])))

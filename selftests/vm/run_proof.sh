@@ -7,6 +7,7 @@
 # modules, or IBPD_PROOF=stock on a stock kernel, IBPD_PROOF_KSFT=1 on that
 # same stock kernel: scripts/matrix.conf). What the host built comes in the
 # environment: IBPD_RDMA_CORE (rdma-core with the staged series),
+# IBPD_RDMA_CORE_NODB (the same less rxe's and siw's doorbell patches),
 # IBPD_PROVIDER (ibpd's provider for it), IBPD_KSFT (the rdma kselftests,
 # installed with their runner); seed_test is upstream-proof's build, in
 # out/upstream-proof. ibpd0 exists (the module's); rxe0 and siw0 are made
@@ -118,5 +119,21 @@ if [ "$IBPD_PROOF" = upstream ]; then
 		[ $rc = 0 ] || sed -n 's/^RESULT /# RESULT staged '"$dev"' /p' "/tmp/pyverbs-$dev"
 		ok $rc "$IBPD_PROOF: rdma-core's tests on $dev as pyverbs.expect says"
 	done
+	# Traffic through a PD imported by another process, on rxe0: it passes
+	# with the series (above, and said here), and fails on this same kernel
+	# with the series less rxe's and siw's doorbell patches
+	# (IBPD_RDMA_CORE_NODB), whose doorbell write() the kernel refuses to
+	# the importer (EACCES).
+	t=tests.test_shared_pd.SharedPDTestCase.test_imported_pd_traffic_other_process
+	grep -qx "RESULT $t pass" /tmp/pyverbs-rxe0
+	ok $? "$IBPD_PROOF: rxe0, with the series: $t passes"
+	LD_LIBRARY_PATH=$IBPD_RDMA_CORE_NODB/lib PYTHONPATH=$IBPD_RDMA_CORE_NODB/python \
+		/usr/bin/python3 "$v/pyverbs_run.py" "$IBPD_RDMA_CORE_NODB/../tests" \
+		--dev rxe0 test_shared_pd > /tmp/pyverbs-nodb 2> /tmp/pyverbs-nodb.log
+	grep "^RESULT $t " /tmp/pyverbs-nodb | sed 's/^/# less the doorbell patches: /'
+	grep -m3 -E "Errno: [0-9]+|Failed to post" /tmp/pyverbs-nodb.log | sed 's/^/#   /'
+	grep -q "^RESULT $t fail" /tmp/pyverbs-nodb &&
+		grep -q "Errno: 13" /tmp/pyverbs-nodb.log
+	ok $? "$IBPD_PROOF: rxe0, the series less its doorbell patches: $t fails (EACCES)"
 fi
 tap_totals

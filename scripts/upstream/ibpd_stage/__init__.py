@@ -5,6 +5,8 @@ common         the matrix's values, the logs, running commands, reading
                patch files, the TAP writer (scripts/tests/ibpd_check/tap.py)
 staging        stage-upstream: the three series, signed off with the
                caller's git identity, in out/upstream/
+recipients     To: and Cc: of each mail (get_maintainer.pl of the patched
+               kernel source, rdma-core's MAINTAINERS)
 check          stage-upstream --check: the series' mails, the kernel
                series (apply, build, kselftests, checkpatch, uAPI headers),
                then rdma_core_check; as kselftest TAP

@@ -23,6 +23,7 @@ import subprocess
 
 from .common import (COVER, STAGE_UPSTREAM, TOP, grep, log, ok, output,
                      patches, read, run, tap_writer, touched, write)
+from . import recipients
 from .rdma_core_check import RdmaCoreCheck
 from .staging import headers_update
 
@@ -47,7 +48,8 @@ class Check:
 
     def run(self):
         """Every case; True when none failed."""
-        for case in (self.refusal, self.numbering, self.words, self.apply,
+        for case in (self.refusal, self.numbering, self.recipients,
+                     self.words, self.apply,
                      self.core, self.kselftests, self.checkpatch,
                      self.headers):
             case()
@@ -82,8 +84,15 @@ class Check:
         for d in ["linux-fixes", "linux", "rdma-core"]:
             d = os.path.join(self.up, d)
             all_ = sorted(glob.glob(os.path.join(d, "0*.patch")))
-            want = re.compile(r"^Subject: \[PATCH [a-z0-9.-]+ [0-9]+/%d\] " %
-                              (len(all_) - 1), re.M)
+            cover = os.path.join(d, COVER)
+            # a series of one patch goes without a cover letter
+            if len(all_) == 1 and not os.path.isfile(cover):
+                want = re.compile(r"^Subject: \[PATCH [a-z0-9.-]+\] ", re.M)
+            else:
+                want = re.compile(r"^Subject: \[PATCH [a-z0-9.-]+ [0-9]+/%d\] "
+                                  % (len(all_) - 1), re.M)
+                if len(all_) == 2:
+                    problems.append(f"# {d}: a cover letter for one patch")
             for p in all_:
                 lines = read(p).split("\n")
                 i = next(i for i, l in enumerate(lines)
@@ -97,8 +106,8 @@ class Check:
                 if signed != [f"Signed-off-by: {name} <{email}>"]:
                     problems.append(f"# {p}: not signed off by {name} "
                                     f"<{email}> alone")
-            if re.search("SUBJECT HERE|BLURB HERE",
-                         read(os.path.join(d, COVER))):
+            if os.path.isfile(cover) and re.search("SUBJECT HERE|BLURB HERE",
+                                                   read(cover)):
                 problems.append(f"# {d}/{COVER}: SUBJECT HERE or BLURB "
                                 "HERE left")
         for p in patches(os.path.join(self.up, "linux-fixes")):
@@ -111,8 +120,46 @@ class Check:
                 problems.append(f"# {p}: Cc: stable in for-next")
         write(self.out, "".join(l + "\n" for l in problems))
         ok(self.tap, not problems, f"3 series, [PATCH <tree> n/m] with cover "
-           f"letters, signed off by {name} alone; the -rc fixes with Fixes: "
-           "and Cc: stable, for-next without Cc: stable", self.out)
+           f"letters (one patch: [PATCH <tree>], none), signed off by {name} "
+           "alone; the -rc fixes with Fixes: and Cc: stable, for-next "
+           "without Cc: stable", self.out)
+
+    def recipients(self):
+        """Every mail has To: (maintainers), and each patch names the
+        maintainers of what it touches: the kselftest list for a kernel
+        patch under tools/testing/selftests, linux-rdma for every other
+        kernel patch, the provider's own maintainer (rdma-core's
+        MAINTAINERS) for an rdma-core patch under providers/."""
+        problems = []
+        mails = sorted(glob.glob(os.path.join(self.up, "*", "0*.patch")))
+        rc = os.path.join(self.up, "rdma-core")
+        sections = recipients.rdma_core_sections(self.s.rc)
+        for p in mails:
+            head = read(p).split("\n\n", 1)[0]
+            name = os.path.relpath(p, self.up)
+            if not re.search(r"^To: ", head, re.M):
+                problems.append(f"# {name}: no To:")
+                continue
+            if os.path.basename(p) == COVER:
+                continue
+            files = touched([p])
+            if p.startswith(rc + "/"):
+                want = [m for f in files if f.startswith("providers/")
+                        for _, sec in sections[1]
+                        if any(rx.match(f) for rx in sec["F"])
+                        for m in sec["M"]]
+            elif any(f.startswith("tools/testing/selftests/") for f in files):
+                want = ["linux-kselftest@vger.kernel.org"]
+            else:
+                want = ["linux-rdma@vger.kernel.org"]
+            missing = [w for w in want if w not in head]
+            if missing:
+                problems.append(f"# {name}: not to {', '.join(missing)}")
+        write(self.out, "".join(l + "\n" for l in problems))
+        ok(self.tap, bool(mails) and not problems,
+           f"To/Cc of {len(mails)} mails: get_maintainer.pl of the patched "
+           "kernel source, rdma-core's MAINTAINERS (rxe's and siw's "
+           "maintainers, the kselftest list)", self.out)
 
     # a kernel version: "7.5", "Linux 7.5", "v7.5-rc1", "7.5.y" (one digit
     # before the dot: rdma-core's are two, IP addresses' parts longer)

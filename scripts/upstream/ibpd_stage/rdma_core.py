@@ -7,10 +7,12 @@ next release, upstream-rdma-core-next: the series bumps the private ABI
 (IBVERBS_PABI_VERSION), which buildlib/check-build allows only with a
 PACKAGE_VERSION as new.
 
-stage.py rdma-core-build OUT: that base with the series in OUT applied and
-built, cached by the series' diffs in $IBPD_CACHE/rdma-core/staged-<base>-
-<hash>; prints that directory, whose src/build is the build (IN_PLACE:
-usable as is). upstream-proof uses it.
+stage.py rdma-core-build OUT [--without TEXT]: that base with the series in
+OUT applied (less the patches whose subject contains TEXT) and built,
+cached by the series' diffs in $IBPD_CACHE/rdma-core/staged-<base>-<hash>;
+prints that directory, whose src/build is the build (IN_PLACE: usable as
+is). upstream-proof uses it, and the build without rxe's and siw's
+doorbell patches, where the cross-process traffic test must fail.
 
 stage.py rdma-core-tree OUT: the same, and prints its build tree
 (src/build), or fails when it does not build (user/provider/provider.mk:
@@ -64,15 +66,27 @@ def base(d):
                               f'set(PACKAGE_VERSION "{RDMA_CORE_NEXT}")'))
 
 
-def build(out):
+def subject(p):
+    """The subject of a mail of the series, its [PATCH ...] prefix aside,
+    continuation lines joined."""
+    m = re.search(r"^Subject: (?:\[[^]]*\] )?(.*(?:\n[ \t].*)*)", read(p),
+                  re.M)
+    return re.sub(r"\n[ \t]+", " ", m.group(1)) if m else ""
+
+
+def build(out, without=None):
     """Apply the series in out to the base and build it, once per series
     (cached by its diffs: not the identity of whoever staged them, nor the
-    commit ids and dates, which follow this tree's last commit). Returns
-    the directory: apply.rc and build.rc hold the steps' exit statuses,
-    apply.log and build.log their output, src/build the build. Two
-    stagings of the same series at once would share a directory: one tree
-    at a time."""
-    series = patches(out)
+    commit ids and dates, which follow this tree's last commit). without:
+    leave out the patches whose subject contains that text (the proof's
+    build of the series less a patch). Returns the directory: apply.rc
+    and build.rc hold the steps' exit statuses, apply.log and build.log
+    their output, src/build the build. Two stagings of the same series at
+    once would share a directory: one tree at a time."""
+    series = [p for p in patches(out) if not without or
+              without not in subject(p)]
+    if without and len(series) == len(patches(out)):
+        raise StageError(f"no patch of {out} is about \"{without}\"")
     # the copyright lines name the sender: not part of the key
     key = re.sub(rb"(?m)^\+(.*)Copyright \(c\).*$", rb"+\1Copyright",
                  diffs(series))
@@ -80,7 +94,8 @@ def build(out):
     digest = hashlib.sha256(key).hexdigest()[:12]
     cache = os.path.join(CACHE, "rdma-core")
     d = os.path.join(cache, f"staged-{RDMA_CORE_VERSION}-{digest}")
-    log(WHO, f"rdma-core {RDMA_CORE_VERSION} with the series ({d})")
+    log(WHO, f"rdma-core {RDMA_CORE_VERSION} with the series"
+        + (f" less \"{without}\"" if without else "") + f" ({d})")
     if os.path.isfile(os.path.join(d, ".ready")):
         log(WHO, "(cached)")
         return d

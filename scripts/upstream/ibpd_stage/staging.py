@@ -6,7 +6,8 @@ source of SERIES (default: scripts/matrix.conf's upstream-kernel) and the
 matrix's upstream-rdma-core (its base: rdma_core.py):
   out/upstream/linux-fixes/  [PATCH rdma-rc n/m]: the ib_core fixes
                              that users reach (patches/core/fixes), for
-                             the -rc branch and stable;
+                             the -rc branch and stable ([PATCH rdma-rc]
+                             without a cover letter when it is one);
   out/upstream/linux/        [PATCH rdma-next n/m]: the fixes that need
                              fault injection, rxe and siw answering
                              QUERY_CONTEXT and the kselftest
@@ -15,9 +16,13 @@ matrix's upstream-rdma-core (its base: rdma_core.py):
                              headers" by rdma-core's kernel-headers/update
                              --not-final when the kernel series changes
                              include/uapi/rdma, then patches/rdma-core;
-  out/upstream/SENDING       what the sender adds before sending: the
-                             rebase onto rdma.git (for-rc, for-next) or
-                             rdma-core's master, base-commit:, To/Cc.
+  out/upstream/SENDING       what the sender changes after a rebase
+                             onto rdma.git (for-rc, for-next) or
+                             rdma-core's master, and the To/Cc written
+                             into each mail (recipients.py).
+The sender's base of a series, when there is one, comes as
+IBPD_BASE_RDMA_RC, IBPD_BASE_RDMA_NEXT, IBPD_BASE_RDMA_CORE (a commit id):
+"base-commit:" in that series' mails, as git format-patch --base writes.
 ibpd itself (driver, provider, DV library) stays out of tree and is not
 staged. patches/stable is not staged: it is the debug kernel's backport
 (patches/stable/README says why no stable series is sent).
@@ -44,7 +49,7 @@ import subprocess
 import sys
 import time
 
-from . import rdma_core
+from . import rdma_core, recipients
 from .common import (COVER, PABI_RELEASED, RDMA_CORE_NEXT, RDMA_CORE_VERSION,
                      TOP, UAPI, StageError, grep, log, matrix, output,
                      patches, read, run, touched, write)
@@ -82,9 +87,10 @@ class Stager:
             time.strftime("%Y", time.gmtime())
         return f"{year} {self.name}"
 
-    def apply_series(self, repo, paths):
+    def apply_series(self, repo, paths, values=None):
         """One signed-off commit per stored patch; the text between its
-        "---" and its diff, if any, becomes the commit's git note."""
+        "---" and its diff, if any, becomes the commit's git note (its
+        ${name}s from values, as in a cover letter)."""
         msg = os.path.join(self.work, "msg")
         diff = os.path.join(self.work, "diff")
         for p in paths:
@@ -102,25 +108,40 @@ class Stager:
                   "".join(l + "\n" for l in lines[1:end]))
             self.git(repo, "commit", "-q", "-s", "-F", msg)
             notes = "\n".join(lines[end + 1:first]).strip("\n")
+            if values:
+                notes = string.Template(notes).safe_substitute(values)
             if notes:
                 write(msg, notes + "\n")
                 self.git(repo, "notes", "add", "-F", msg)
 
-    def format_series(self, repo, span, out, prefix, cover, values):
+    def format_series(self, repo, span, out, prefix, cover, values,
+                      base=None):
         """git format-patch of span into out, the cover letter from the
         stored file cover (Subject:, blank line, text; ${name}s from
-        values)."""
-        self.git(repo, "format-patch", "-q", "--cover-letter", "--notes",
+        values); a series of one patch has none (cover is None: what a
+        letter would say is below the patch's "---"). base: the sender's
+        base commit, written "base-commit: <sha>" as format-patch --base
+        writes it (in the cover letter, or below the one patch's diff)."""
+        one = cover is None
+        self.git(repo, "format-patch", "-q", "--notes",
+                 *([] if one else ["--cover-letter"]),
                  f"--subject-prefix={prefix}", "-o", out, span)
-        text = read(cover)
-        subject, _, blurb = text.partition("\n\n")
-        subject = subject[len("Subject: "):]
-        blurb = string.Template(blurb).substitute(values).rstrip("\n")
-        p = os.path.join(out, COVER)
-        s = read(p)
-        assert "*** SUBJECT HERE ***" in s and "*** BLURB HERE ***" in s
-        s = s.replace("*** SUBJECT HERE ***", subject)
-        s = s.replace("*** BLURB HERE ***", blurb)
+        if one:
+            p = patches(out)[0]
+            s = read(p)
+        else:
+            text = read(cover)
+            subject, _, blurb = text.partition("\n\n")
+            subject = subject[len("Subject: "):]
+            blurb = string.Template(blurb).substitute(values).rstrip("\n")
+            p = os.path.join(out, COVER)
+            s = read(p)
+            assert "*** SUBJECT HERE ***" in s and "*** BLURB HERE ***" in s
+            s = s.replace("*** SUBJECT HERE ***", subject)
+            s = s.replace("*** BLURB HERE ***", blurb)
+        if base:
+            sig = s.rindex("\n-- \n")
+            s = s[:sig] + f"\n\nbase-commit: {base}" + s[sig:]
         write(p, s)
 
 
@@ -141,7 +162,7 @@ def stored_series():
     return series
 
 
-def stage_kernel(st, src, fixes, features):
+def stage_kernel(st, src, fixes, features, values):
     """The kernel repository: the files the series touch and the uAPI
     headers that rdma-core copies (include/uapi/rdma, for its
     kernel-headers/update), as the pristine source has them (the patches
@@ -157,9 +178,9 @@ def stage_kernel(st, src, fixes, features):
         shutil.copy(os.path.join(src, f), os.path.join(repo, f))
     os.makedirs(repo, exist_ok=True)
     base = st.init(repo, f"base: {os.path.basename(src)} as packaged")
-    st.apply_series(repo, fixes)
+    st.apply_series(repo, fixes, values)
     fixed = st.rev(repo)
-    st.apply_series(repo, features)
+    st.apply_series(repo, features, values)
     return repo, base, fixed
 
 
@@ -199,45 +220,71 @@ def stage_rdma_core(st, krepo, kernel_patches, out, rc_patches, values):
                                 f"{base}..HEAD"]).split())
     st.format_series(rc, f"{base}..HEAD", out, "PATCH rdma-core",
                      os.path.join(TOP, "patches/rdma-core/cover-letter"),
-                     values)
+                     values, sender_base("rdma-core"))
     return rc, base
 
 
-def sending_note(up, src, kver):
-    """What the sender adds before sending (out/upstream/SENDING, and on
-    stderr): the series are made against packaged sources, not the
-    maintainers' trees; To/Cc as get_maintainer.pl of that source
-    says."""
+# The sender's base of each series, when the sender has one: the commit
+# of rdma.git (for-rc, for-next) or of rdma-core that the series is sent
+# on, given as IBPD_BASE_<NAME>=<sha1> (40 hex digits).
+BASES = {"linux-fixes": "IBPD_BASE_RDMA_RC", "linux": "IBPD_BASE_RDMA_NEXT",
+         "rdma-core": "IBPD_BASE_RDMA_CORE"}
+
+
+def sender_base(d):
+    """The sender's base commit of the series d (BASES), or None."""
+    sha = os.environ.get(BASES[d], "").strip()
+    if sha and not re.fullmatch(r"[0-9a-f]{40}", sha):
+        raise StageError(f"{BASES[d]}={sha}: not a full commit id")
+    return sha or None
+
+
+def sending_note(up, src, kver, said):
+    """What the sender does after a rebase and before sending
+    (out/upstream/SENDING, and on stderr), and the To/Cc that staging
+    wrote into each mail (said: series -> {mail: (To, Cc)})."""
+    name = os.path.basename(src)
     lines = [
-        f"The kernel series are made against Debian's {os.path.basename(src)}"
-        f" ({kver}), rdma-core's against {RDMA_CORE_VERSION} as released"
-        f" (PACKAGE_VERSION {RDMA_CORE_NEXT}). Before sending:",
+        f"The kernel series were made against Debian's {name} ({kver}),",
+        f"rdma-core's against {RDMA_CORE_VERSION} as released (PACKAGE_VERSION"
+        f" {RDMA_CORE_NEXT}), and tested",
+        "there; their letters (and the rdma-rc patch, below its ---) say so,",
+        "which stays true after a rebase. To send a series rebased onto the",
+        "maintainers' tree:",
         "",
-        "linux-fixes: rebase onto rdma.git's for-rc branch",
-        "  (git://git.kernel.org/pub/scm/linux/kernel/git/rdma/rdma.git),",
-        "  then git format-patch --base=<for-rc> (base-commit:);",
-        "linux: rebase onto rdma.git's for-next branch on top of the",
-        "  fixes, then git format-patch --base=<for-next>;",
-        "rdma-core: rebase onto master of github.com/linux-rdma/rdma-core",
-        "  (if master has moved IBVERBS_PABI_VERSION past "
-        f"{PABI_RELEASED}, drop the",
-        "  first patch's bump hunks), open the pull request with the",
-        "  cover letter, label needs-kernel-patch, and post it to",
-        "  linux-rdma@vger.kernel.org;",
-        "then re-run make stage-upstream --check on the rebased trees.",
+        "1. rebase it: linux-fixes onto rdma.git's for-rc, linux onto",
+        "   for-next on top of the fixes",
+        "   (git://git.kernel.org/pub/scm/linux/kernel/git/rdma/rdma.git),",
+        "   rdma-core onto master of github.com/linux-rdma/rdma-core (if",
+        f"   master has moved IBVERBS_PABI_VERSION past {PABI_RELEASED}, the",
+        "   bump hunks of \"libibverbs: Leave cmd_fd to the caller when",
+        "   ibv_import_device() fails\" drop out, and the letter's paragraph",
+        "   \"The private ABI\" with them);",
+        "2. stage again with the base of each:",
+        "     IBPD_BASE_RDMA_RC=<for-rc sha1> IBPD_BASE_RDMA_NEXT=<for-next"
+        " sha1> \\",
+        "     IBPD_BASE_RDMA_CORE=<master sha1> make stage-upstream",
+        "   which writes \"base-commit: <sha1>\" into each cover letter (into",
+        "   the rdma-rc patch, which has none, below its diff), as git",
+        "   format-patch --base does; nothing else of the mails changes;",
+        "3. in each letter's paragraph that names the base (\"Made against",
+        "   ...\"), add what it now applies to: \"It applies to rdma.git's",
+        "   for-next at <sha1> (base-commit: below).\", after checking",
+        "   that it does (git am on that commit) and that the tested",
+        "   statements still hold there;",
+        "4. re-run get_maintainer.pl on the rebased tree; staging's To/Cc",
+        "   below are those of the packaged source's MAINTAINERS;",
+        "5. rdma-core: open the pull request with the cover letter, label",
+        "   needs-kernel-patch, and post the series to linux-rdma.",
         "",
-        "To/Cc, from scripts/get_maintainer.pl of "
-        f"{os.path.basename(src)} (re-run it on the rebased tree):",
+        f"To/Cc written into each mail (get_maintainer.pl of {name} with the",
+        f"series applied; rdma-core {RDMA_CORE_VERSION}'s MAINTAINERS):",
     ]
-    for d in ("linux-fixes", "linux"):
-        paths = patches(os.path.join(up, d))
-        r = subprocess.run(["perl", "scripts/get_maintainer.pl", "--no-git",
-                            "--no-git-fallback", "--no-rolestats", *paths],
-                           cwd=src, stdout=subprocess.PIPE,
-                           stderr=subprocess.DEVNULL, text=True)
-        who = [l for l in r.stdout.splitlines() if l.strip()]
-        lines.append(f"  {d}: " + (", ".join(who) or
-                                   "(get_maintainer.pl failed)"))
+    for d, mails in said.items():
+        for mail, (to, cc) in sorted(mails.items()):
+            lines.append(f"  {d}/{mail}")
+            lines.append("    To: " + (", ".join(to) or "-"))
+            lines.append("    Cc: " + (", ".join(cc) or "-"))
     text = "\n".join(lines) + "\n"
     with open(os.path.join(up, "SENDING"), "w") as f:
         f.write(text)
@@ -303,23 +350,40 @@ def stage(series=None):
     os.environ["GIT_AUTHOR_DATE"] = os.environ["GIT_COMMITTER_DATE"] = date
 
     st = Stager(name, email, work)
-    repo, base, fixed = stage_kernel(st, src, fixes, features)
     values = {"source": os.path.basename(src), "kver": kver,
               "nfix": len(fixes), "nfeat": len(features),
               "rdma_core_version": RDMA_CORE_VERSION}
+    repo, base, fixed = stage_kernel(st, src, fixes, features, values)
     # the cover letters name the rdma-core series' length: stage it first
     rc, rc_base = stage_rdma_core(st, repo, fixes + features,
                                   os.path.join(up, "rdma-core"), rc_patches,
                                   values)
     log(WHO, f"rdma-core series: {up}/rdma-core")
+    # a series of one patch has no cover letter (what one would say is
+    # below its "---")
     cover = os.path.join(TOP, "patches/core/{}/cover-letter")
     st.format_series(repo, f"{base}..{fixed}", os.path.join(up, "linux-fixes"),
-                     "PATCH rdma-rc", cover.format("fixes"), values)
+                     "PATCH rdma-rc",
+                     None if len(fixes) == 1 else cover.format("fixes"),
+                     values, sender_base("linux-fixes"))
     st.format_series(repo, f"{fixed}..HEAD", os.path.join(up, "linux"),
-                     "PATCH rdma-next", cover.format("next"), values)
+                     "PATCH rdma-next", cover.format("next"), values,
+                     sender_base("linux"))
     log(WHO, f"kernel series for {os.path.basename(src)}: {up}/linux-fixes "
         f"({len(fixes)} patches), {up}/linux ({len(features)} patches)")
+    log(WHO, "To/Cc: get_maintainer.pl of the patched source (hard links)")
+    tree = recipients.patched_tree(
+        src, patches(os.path.join(up, "linux-fixes")) +
+        patches(os.path.join(up, "linux")), os.path.join(work, "maint"))
+    said = {d: recipients.address(os.path.join(up, d),
+                                  lambda p: recipients.kernel(tree, p))
+            for d in ("linux-fixes", "linux")}
+    shutil.rmtree(tree, ignore_errors=True)
+    sections = recipients.rdma_core_sections(rc)
+    said["rdma-core"] = recipients.address(
+        os.path.join(up, "rdma-core"),
+        lambda p: recipients.rdma_core(sections, p))
     ls_series(up)
-    sending_note(up, src, kver)
+    sending_note(up, src, kver, said)
     return Staged(st, series, src, kver, up, fixes + features,
                   (repo, base, rc, rc_base))
