@@ -23,6 +23,8 @@
 #                        library, provider link, ibpd.driver, DV header,
 #                        tool, man pages, module (+depmod)
 #   make deb             Debian packages (debian/, dkms): out/deb/*.deb
+#   make bridge-rxe      rdma_rxe and siw that import, for DKMS on Debian's
+#                        kernels (packaging/ibpd-rdma-sw): out/bridge/rxe/
 #
 # check, check-quick, vm-test, verbs-check, bench, soak and upstream-proof
 # run scripts/tests/check (their sections: scripts/tests/check --list).
@@ -82,7 +84,7 @@ include user/provider/provider.mk
 
 .PHONY: all build-deps deps module lib selftests verbs-tests verbs-check check check-quick \
 	vm-test bench soak demo stage-upstream \
-	upstream-proof clean install deb \
+	upstream-proof clean install deb bridge-rxe \
 	install-lib install-man modules_install modules_install_built FORCE
 
 # Plain make on a fresh machine: the Debian packages the build needs
@@ -219,6 +221,12 @@ clean:
 # of the checkout; debian/README.source).
 deb:
 	scripts/build/deb-build
+
+# ibpd-rxe-dkms and ibpd-siw-dkms, the source package ibpd-rdma-sw: rxe and
+# siw of each series of the matrix's kernels, from its linux-source, with
+# the import patches (Documentation/ibpd.rst, "ibpd-rxe-dkms").
+bridge-rxe:
+	scripts/build/bridge-rxe
 
 install: install-lib install-man modules_install
 
