@@ -5,7 +5,9 @@
 # builds with W=1 and sparse (C=2) without a warning (sid's sparse, built by
 # scripts/build/sparse-fetch, where bookworm's is too old for the headers),
 # checkpatch --strict is clean, the shell scripts pass shellcheck and the
-# Python ones pyflakes, and each uapi header compiles alone in C and in C++.
+# Python ones pyflakes, the bridge's backports (patches/bridge) change
+# exactly the lines of the patches they backport, and each uapi header
+# compiles alone in C and in C++.
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
 # shellcheck disable=SC2119 # no plan yet: it is printed once known
@@ -82,6 +84,18 @@ ok $? "shellcheck: $(echo "$scripts" | wc -w) shell scripts, no finding"
 # shellcheck disable=SC2086 # the lists are words: tracked paths, no blanks
 (cd "$top" && pyflakes3 $pys) > "$tmp/out" 2>&1
 ok $? "pyflakes: $(echo "$pys" | wc -w) Python scripts, no finding"
+
+# The bridge's backports (patches/bridge/SERIES/NNNN-*.patch) change
+# exactly the lines of the patch of next/ they backport, in order; the
+# bridge's package build checks the same (packaging/ibpd-rdma-sw/debian/assemble).
+changed() { sed -n '/^diff --git/,$ { /^+++ /d; /^--- /d; /^[-+]/p; }' "$1"; }
+for bp in "$top"/patches/bridge/*/*.patch; do
+	[ -f "$bp" ] || continue
+	up=$top/patches/core/next/$(basename "$bp")
+	s=$(basename "$(dirname "$bp")")
+	diff -u <(changed "$up") <(changed "$bp") > "$tmp/out" 2>&1
+	ok $? "patches/bridge/$s/$(basename "$bp"): the lines of next/'s, no other"
+done
 
 # Debian's docutils (python3-docutils): fail on any warning.
 for d in ibpd testing; do
