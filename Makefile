@@ -23,6 +23,9 @@
 #                        library, provider link, ibpd.driver, DV header,
 #                        tool, man pages, module (+depmod)
 #   make deb             Debian packages (debian/, dkms): out/deb/*.deb
+#   make bridge-rdma-core
+#                        rdma-core 65.0 with the series (patches/rdma-core),
+#                        Debian packages for bookworm: out/bridge/rdma-core/
 #
 # check, check-quick, vm-test, verbs-check, bench, soak and upstream-proof
 # run scripts/tests/check (their sections: scripts/tests/check --list).
@@ -82,7 +85,7 @@ include user/provider/provider.mk
 
 .PHONY: all build-deps deps module lib selftests verbs-tests verbs-check check check-quick \
 	vm-test bench soak demo stage-upstream \
-	upstream-proof clean install deb \
+	upstream-proof clean install deb bridge-rdma-core \
 	install-lib install-man modules_install modules_install_built FORCE
 
 # Plain make on a fresh machine: the Debian packages the build needs
@@ -219,6 +222,11 @@ clean:
 # of the checkout; debian/README.source).
 deb:
 	scripts/build/deb-build
+
+# The bridge: Debian's rdma-core with the series, built once in the cache
+# (scripts/build/bridge-rdma-core).
+bridge-rdma-core:
+	scripts/build/bridge-rdma-core > /dev/null
 
 install: install-lib install-man modules_install
 
