@@ -26,6 +26,8 @@
 #   make bridge-rdma-core
 #                        rdma-core 65.0 with the series (patches/rdma-core),
 #                        Debian packages for bookworm: out/bridge/rdma-core/
+#   make bridge-ibpd     libibpd1, libibpd-dev, ibpd-tools for them (provider
+#                        ABI 66): out/bridge/ibpd/
 #
 # check, check-quick, vm-test, verbs-check, bench, soak and upstream-proof
 # run scripts/tests/check (their sections: scripts/tests/check --list).
@@ -85,7 +87,7 @@ include user/provider/provider.mk
 
 .PHONY: all build-deps deps module lib selftests verbs-tests verbs-check check check-quick \
 	vm-test bench soak demo stage-upstream \
-	upstream-proof clean install deb bridge-rdma-core \
+	upstream-proof clean install deb bridge-rdma-core bridge-ibpd \
 	install-lib install-man modules_install modules_install_built FORCE
 
 # Plain make on a fresh machine: the Debian packages the build needs
@@ -223,10 +225,16 @@ clean:
 deb:
 	scripts/build/deb-build
 
-# The bridge: Debian's rdma-core with the series, built once in the cache
-# (scripts/build/bridge-rdma-core).
+# The bridge (Documentation/ibpd.rst): Debian's rdma-core with the
+# series, built once in the cache (scripts/build/bridge-rdma-core), and
+# ibpd's arch-dependent packages for its libibverbs1 (deb-build --rdma-core).
 bridge-rdma-core:
 	scripts/build/bridge-rdma-core > /dev/null
+
+bridge-ibpd:
+	tree=$$(scripts/build/bridge-rdma-core) && \
+	scripts/build/deb-build --out out/bridge/ibpd --rdma-core "$$tree" \
+		--libibverbs1 "$$(ls "$$tree"/../../pkg/libibverbs1_*.deb)"
 
 install: install-lib install-man modules_install
 
