@@ -23,8 +23,15 @@
 #                        library, provider link, ibpd.driver, DV header,
 #                        tool, man pages, module (+depmod)
 #   make deb             Debian packages (debian/, dkms): out/deb/*.deb
+#   make bridge          the three below: the packages that make rxe and siw
+#                        import on Debian's stock kernels: out/bridge/
 #   make bridge-rxe      rdma_rxe and siw that import, for DKMS on Debian's
 #                        kernels (packaging/ibpd-rdma-sw): out/bridge/rxe/
+#   make bridge-rdma-core
+#                        rdma-core 65.0 with the series (patches/rdma-core),
+#                        Debian packages for bookworm: out/bridge/rdma-core/
+#   make bridge-ibpd     libibpd1, libibpd-dev, ibpd-tools for them (provider
+#                        ABI 66): out/bridge/ibpd/
 #
 # check, check-quick, vm-test, verbs-check, bench, soak and upstream-proof
 # run scripts/tests/check (their sections: scripts/tests/check --list).
@@ -84,7 +91,8 @@ include user/provider/provider.mk
 
 .PHONY: all build-deps deps module lib selftests verbs-tests verbs-check check check-quick \
 	vm-test bench soak demo stage-upstream \
-	upstream-proof clean install deb bridge-rxe \
+	upstream-proof clean install deb bridge bridge-rxe bridge-rdma-core \
+	bridge-ibpd \
 	install-lib install-man modules_install modules_install_built FORCE
 
 # Plain make on a fresh machine: the Debian packages the build needs
@@ -227,6 +235,21 @@ deb:
 # the import patches (Documentation/ibpd.rst, "ibpd-rxe-dkms").
 bridge-rxe:
 	scripts/build/bridge-rxe
+
+# The bridge (Documentation/ibpd.rst): Debian's rdma-core with the
+# series, built once in the cache (scripts/build/bridge-rdma-core), and
+# ibpd's arch-dependent packages for its libibverbs1 (deb-build --rdma-core).
+bridge-rdma-core:
+	scripts/build/bridge-rdma-core > /dev/null
+
+bridge-ibpd:
+	tree=$$(scripts/build/bridge-rdma-core) && \
+	scripts/build/deb-build --out out/bridge/ibpd --rdma-core "$$tree" \
+		--libibverbs1 "$$(ls "$$tree"/../../pkg/libibverbs1_*.deb)"
+
+# Every package of the bridge (README, "PD sharing with queue pairs on
+# your kernel"): out/bridge/{rdma-core,ibpd,rxe}/.
+bridge: bridge-rdma-core bridge-ibpd bridge-rxe
 
 install: install-lib install-man modules_install
 
