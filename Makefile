@@ -118,7 +118,7 @@ module:
 		ln -sfn $$f $(KMOD)/compat/; done; \
 	$(MAKE) -C $(KDIR) M=$(KMOD) modules'
 
-lib: provider $(B)/libibpd.pc $(B)/ibpd
+lib: provider $(B)/libibpd.pc $(B)/ibpd $(B)/ibpd-demo
 
 # The library of the system's provider ABI, as the tool and bench link it.
 SYSLIB := $(B)/provider/abi$(provider-sys-abi)
@@ -130,6 +130,15 @@ $(B)/ibpd $(B)/install/ibpd: user/ibpd_tool.c user/scm_rights.h \
 	@mkdir -p $(dir $@)
 	$(CC) $(UCFLAGS) -o $@ $< $(DVFLAGS) \
 		$(if $(findstring install,$@),,-Wl,-rpath,'$$ORIGIN/provider/abi$(provider-sys-abi)')
+
+# The demo alone, linked with the distribution's libibverbs only (no
+# libibpd, no rpath): an unmodified verbs program, as the bridge's
+# packages must run it (ibpd.1: the demo).
+$(B)/ibpd-demo: user/ibpd_tool.c user/scm_rights.h \
+		$(B)/provider/include/infiniband/ibpddv.h
+	@mkdir -p $(dir $@)
+	$(CC) $(UCFLAGS) -DIBPD_VERBS_ONLY -I$(B)/provider/include -o $@ $< \
+		-libverbs
 
 # Paths relative to $(LIBDIR)/pkgconfig; remade every time, as PREFIX,
 # LIBDIR and INCDIR may differ from the last make.

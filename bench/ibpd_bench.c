@@ -30,7 +30,12 @@
  *   one file;
  * - rxe's send doorbell (a POST_SEND without work requests) by write(), as
  *   rdma-core's rxe provider rings it, and by INVOKE_WRITE ioctl, as it
- *   does with the upstream series, beside a posted and completed send.
+ *   does with the upstream series, beside a posted and completed send;
+ * - the data path through imported objects on rxe0: RDMA WRITE and SEND of
+ *   4 KiB, and RC QP creation, through a context, PD and MR imported from
+ *   the process's own file against the same through the originals, in the
+ *   same rounds (skipped, with the reason, where rxe imports nothing:
+ *   scripts/tests/bench runs it again where it does).
  *
  * How: the bench runs pinned to one vCPU and times with that vCPU's TSC
  * (qemu TCG gives the host's: some 10 ns to read, where the guest's
@@ -52,6 +57,7 @@
  *
  * Environment: IBPD_BENCH_MAX_LIVE (default 1000000) caps the scale test,
  * IBPD_BENCH_QUICK=1 makes every measurement short (for a smoke test),
+ * IBPD_BENCH_GROUPS=datapath runs the data path group alone,
  * IBPD_BENCH_ROUNDS and IBPD_BENCH_BATCH_US override the rounds of a
  * group and the length of a batch; IBPD_BENCH_CLOCK names the clock
  * the VM gives (scripts/tests/bench: "icount", guest instructions, or
@@ -499,6 +505,47 @@ static int op_post_send(struct dev *d)
 	return n < 0 || wc.status != IBV_WC_SUCCESS;
 }
 
+/*
+ * An RC QP in RESET to INIT, RTR and RTS, connected to itself over gid on
+ * port 1: NULL, or the step that failed.
+ */
+static const char *qp_self_connect(struct ibv_qp *qp, const union ibv_gid *gid)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT, .port_num = 1,
+		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE,
+	};
+
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+		return "INIT";
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_1024;
+	a.dest_qp_num = qp->qp_num;
+	a.max_dest_rd_atomic = 1;
+	a.min_rnr_timer = 12;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.grh.dgid = *gid;
+	a.ah_attr.grh.hop_limit = 1;
+	a.ah_attr.port_num = 1;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV |
+			  IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
+		return "RTR";
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = 1;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
+			  IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
+			  IBV_QP_MAX_QP_RD_ATOMIC))
+		return "RTS";
+	return NULL;
+}
+
 /* An RC QP on d's PD, in RTS, connected to itself over GID 0. */
 static void loop_open(struct dev *d)
 {
@@ -507,10 +554,7 @@ static void loop_open(struct dev *d)
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 		.qp_type = IBV_QPT_RC,
 	};
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT, .port_num = 1,
-		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE,
-	};
+	const char *step;
 	union ibv_gid gid;
 
 	loop.cq = ibv_create_cq(d->ctx, 16, NULL, NULL, 0);
@@ -526,33 +570,9 @@ static void loop_open(struct dev *d)
 		die("ibv_reg_mr");
 	if (ibv_query_gid(d->ctx, 1, 0, &gid))
 		die("ibv_query_gid");
-	if (ibv_modify_qp(loop.qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
-		die("INIT");
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = loop.qp->qp_num;
-	a.max_dest_rd_atomic = 1;
-	a.min_rnr_timer = 12;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.grh.dgid = gid;
-	a.ah_attr.grh.hop_limit = 1;
-	a.ah_attr.port_num = 1;
-	if (ibv_modify_qp(loop.qp, &a, IBV_QP_STATE | IBV_QP_AV |
-			  IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
-		die("RTR");
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 1;
-	if (ibv_modify_qp(loop.qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
-			  IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
-			  IBV_QP_MAX_QP_RD_ATOMIC))
-		die("RTS");
+	step = qp_self_connect(loop.qp, &gid);
+	if (step)
+		die(step);
 }
 
 static void loop_close(void)
@@ -845,6 +865,269 @@ static void bench_doorbell(struct dev *rxe)
 	measure(ops, n);
 	record_ops("doorbell", ops, n, 1);
 	loop_close();
+}
+
+/*
+ * The data path through imported objects on rxe0: one side the process's
+ * own context, PD and MR, the other a context imported from a dup of the
+ * command fd, the PD imported into it and the MR imported onto that PD.
+ * Each side has a CQ and an RC QP (on its PD) connected to itself; the
+ * ops post one signaled work request of DP_LEN bytes from the first half
+ * of one buffer to its second half, through that side's MR (its lkey and
+ * rkey: an imported MR's are the original's), and reap its completion.
+ */
+#define DP_LEN 4096
+
+struct dp_side {
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_mr *mr;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+};
+
+static struct {
+	struct dp_side own, imp;
+	void *buf;
+	union ibv_gid gid;
+} dp;
+
+/* Completions awaited at most this long (TCG is slow, but not this slow). */
+#define DP_POLL_NS 10e9
+
+static int dp_poll(struct ibv_cq *cq, int want)
+{
+	double end = ticks_ns() + DP_POLL_NS;
+	struct ibv_wc wc[2];
+	int i, n, got = 0;
+
+	while (got < want) {
+		n = ibv_poll_cq(cq, want - got, wc);
+		if (n < 0)
+			return -1;
+		for (i = 0; i < n; i++)
+			if (wc[i].status != IBV_WC_SUCCESS) {
+				errno = EIO;
+				return -1;
+			}
+		got += n;
+		if (n)
+			continue;
+		if (ticks_ns() > end) {
+			errno = ETIMEDOUT;
+			return -1;
+		}
+		/* rxe completes it in a kernel thread: leave it the vCPU */
+		sched_yield();
+	}
+	return 0;
+}
+
+static int dp_post(struct dp_side *s, enum ibv_wr_opcode op)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)dp.buf, .length = DP_LEN,
+		.lkey = s->mr->lkey,
+	};
+	struct ibv_send_wr wr = {
+		.sg_list = &sge, .num_sge = 1, .opcode = op,
+		.send_flags = IBV_SEND_SIGNALED,
+		.wr.rdma = { .remote_addr = (uintptr_t)dp.buf + DP_LEN,
+			     .rkey = s->mr->rkey },
+	}, *bad;
+	struct ibv_sge rsge = {
+		.addr = (uintptr_t)dp.buf + DP_LEN, .length = DP_LEN,
+		.lkey = s->mr->lkey,
+	};
+	struct ibv_recv_wr rwr = { .sg_list = &rsge, .num_sge = 1 }, *rbad;
+	int err;
+
+	if (op == IBV_WR_SEND) {
+		err = ibv_post_recv(s->qp, &rwr, &rbad);
+		if (err) {
+			errno = err;
+			return -1;
+		}
+	}
+	err = ibv_post_send(s->qp, &wr, &bad);
+	if (err) {
+		errno = err;
+		return -1;
+	}
+	return dp_poll(s->cq, op == IBV_WR_SEND ? 2 : 1);
+}
+
+static int op_dp_write_own(struct dev *d)
+{
+	return dp_post(&dp.own, IBV_WR_RDMA_WRITE);
+}
+
+static int op_dp_write_imp(struct dev *d)
+{
+	return dp_post(&dp.imp, IBV_WR_RDMA_WRITE);
+}
+
+static int op_dp_send_own(struct dev *d)
+{
+	return dp_post(&dp.own, IBV_WR_SEND);
+}
+
+static int op_dp_send_imp(struct dev *d)
+{
+	return dp_post(&dp.imp, IBV_WR_SEND);
+}
+
+static const struct ibv_qp_init_attr dp_qp_attr = {
+	.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+		 .max_send_sge = 1, .max_recv_sge = 1 },
+	.qp_type = IBV_QPT_RC,
+};
+
+/* ibv_create_qp + ibv_destroy_qp of an RC QP on the side's PD. */
+static int dp_qp_create(struct dp_side *s)
+{
+	struct ibv_qp_init_attr ia = dp_qp_attr;
+	struct ibv_qp *qp;
+
+	ia.send_cq = ia.recv_cq = s->cq;
+	qp = ibv_create_qp(s->pd, &ia);
+	return qp ? ibv_destroy_qp(qp) : -1;
+}
+
+static int op_dp_qp_own(struct dev *d)
+{
+	return dp_qp_create(&dp.own);
+}
+
+static int op_dp_qp_imp(struct dev *d)
+{
+	return dp_qp_create(&dp.imp);
+}
+
+/* The side's CQ and RC QP, in RTS, connected to itself over dp.gid. */
+static const char *dp_side_open(struct dp_side *s)
+{
+	struct ibv_qp_init_attr ia = dp_qp_attr;
+
+	s->cq = ibv_create_cq(s->ctx, 16, NULL, NULL, 0);
+	if (!s->cq)
+		return "ibv_create_cq";
+	ia.send_cq = ia.recv_cq = s->cq;
+	s->qp = ibv_create_qp(s->pd, &ia);
+	if (!s->qp)
+		return "ibv_create_qp";
+	return qp_self_connect(s->qp, &dp.gid);
+}
+
+/*
+ * The two sides on d: NULL, or what failed (errno set): the group is then
+ * skipped, with that reason (import unavailable: EOPNOTSUPP).
+ */
+static const char *dp_open(struct dev *d)
+{
+	const char *what;
+	int fd;
+
+	dp.buf = mmap(NULL, 2 * DP_LEN, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (dp.buf == MAP_FAILED) {
+		dp.buf = NULL;
+		return "mmap";
+	}
+	if (ibv_query_gid(d->ctx, 1, 0, &dp.gid))
+		return "ibv_query_gid";
+	dp.own.ctx = d->ctx;
+	dp.own.pd = d->pd;
+	dp.own.mr = ibv_reg_mr(d->pd, dp.buf, 2 * DP_LEN,
+			       IBV_ACCESS_LOCAL_WRITE |
+			       IBV_ACCESS_REMOTE_WRITE);
+	if (!dp.own.mr)
+		return "ibv_reg_mr";
+	fd = dup(d->ctx->cmd_fd);
+	if (fd < 0)
+		return "dup";
+	dp.imp.ctx = ibv_import_device(fd);
+	if (!dp.imp.ctx) {
+		/* the fd stays the caller's when the import fails */
+		close(fd);
+		return "ibv_import_device";
+	}
+	dp.imp.pd = ibv_import_pd(dp.imp.ctx, d->pd->handle);
+	if (!dp.imp.pd)
+		return "ibv_import_pd";
+	dp.imp.mr = ibv_import_mr(dp.imp.pd, dp.own.mr->handle);
+	if (!dp.imp.mr)
+		return "ibv_import_mr";
+	what = dp_side_open(&dp.own);
+	return what ? what : dp_side_open(&dp.imp);
+}
+
+static void dp_side_close(struct dp_side *s)
+{
+	if (s->qp)
+		ibv_destroy_qp(s->qp);
+	if (s->cq)
+		ibv_destroy_cq(s->cq);
+}
+
+static void dp_close(void)
+{
+	dp_side_close(&dp.imp);
+	dp_side_close(&dp.own);
+	if (dp.imp.mr)
+		ibv_unimport_mr(dp.imp.mr);
+	if (dp.imp.pd)
+		ibv_unimport_pd(dp.imp.pd);
+	if (dp.imp.ctx)
+		ibv_close_device(dp.imp.ctx);
+	if (dp.own.mr)
+		ibv_dereg_mr(dp.own.mr);
+	if (dp.buf)
+		munmap(dp.buf, 2 * DP_LEN);
+	memset(&dp, 0, sizeof(dp));
+}
+
+/*
+ * RDMA WRITE and SEND of 4 KiB, and RC QP creation, through the imported
+ * context, PD and MR against the same through the originals, in the same
+ * rounds. Where the import is not there (a kernel whose rxe answers no
+ * QUERY_CONTEXT, an rdma-core whose rxe provider imports nothing), one
+ * record says why the group was skipped, and no figure.
+ */
+static void bench_datapath(struct dev *rxe)
+{
+	struct op ops[] = {
+		{ rxe, "write_4k_own", op_dp_write_own },
+		{ rxe, "write_4k_imported", op_dp_write_imp },
+		{ rxe, "send_4k_own", op_dp_send_own },
+		{ rxe, "send_4k_imported", op_dp_send_imp },
+		{ rxe, "qp_create_own", op_dp_qp_own },
+		{ rxe, "qp_create_imported", op_dp_qp_imp },
+	};
+	int n = sizeof(ops) / sizeof(ops[0]);
+	struct utsname u;
+	const char *what;
+
+	uname(&u);
+	what = dp_open(rxe);
+	if (what) {
+		fprintf(stderr,
+			"ibpd_bench: the data path through imported objects on %s: skipped: %s: %s\n",
+			rxe->name, what, strerror(errno));
+		record("datapath", "\"device\": \"%s\", \"kernel\": \"%s\", "
+		       "\"skipped\": \"%s: %s\"", rxe->name, u.release, what,
+		       strerror(errno));
+		dp_close();
+		return;
+	}
+	fprintf(stderr,
+		"ibpd_bench: the data path through imported objects on %s\n",
+		rxe->name);
+	measure(ops, n);
+	record_ops("datapath", ops, n, 1);
+	record("datapath", "\"device\": \"%s\", \"kernel\": \"%s\", "
+	       "\"measured\": true", rxe->name, u.release);
+	dp_close();
 }
 
 /* Kernel memory: Slab of /proc/meminfo, in bytes. */
@@ -1297,6 +1580,7 @@ int main(void)
 	const char *env = getenv("IBPD_BENCH_MAX_LIVE");
 	long max_live = env ? atol(env) : FULL_SCALE;
 	bool quick = getenv("IBPD_BENCH_QUICK") != NULL;
+	const char *groups = getenv("IBPD_BENCH_GROUPS");
 	const char *clock;
 	struct utsname u;
 	struct dev ib, rxe;
@@ -1334,10 +1618,18 @@ int main(void)
 	       OUTLIER_MIN_NS / 1000, kaslr() ? "true" : "false",
 	       personality(0xffffffff) & ADDR_NO_RANDOMIZE ? "false" : "true");
 
+	/* the data path group alone, where rxe imports: scripts/tests/bench */
+	if (groups && !strcmp(groups, "datapath")) {
+		dev_open(&rxe, "rxe0");
+		bench_datapath(&rxe);
+		dev_close(&rxe);
+		return 0;
+	}
 	dev_open(&ib, "ibpd0");
 	dev_open(&rxe, "rxe0");
 	bench_ops(&ib, &rxe);
 	bench_doorbell(&rxe);
+	bench_datapath(&rxe);
 	dev_close(&rxe);
 	dev_close(&ib);
 

@@ -222,6 +222,56 @@ def report_doorbell(recs, out):
     return doc
 
 
+# The data path through imported objects on rxe0: (label, own op,
+# imported op, the goal for imported/own or None).
+DATAPATH = [
+    ("RDMA WRITE 4 KiB, posted+completed", "write_4k_own",
+     "write_4k_imported", 1.02),
+    ("SEND 4 KiB, posted+received+completed", "send_4k_own",
+     "send_4k_imported", 1.02),
+    ("ibv_create_qp+ibv_destroy_qp (RC)", "qp_create_own",
+     "qp_create_imported", None),
+]
+
+
+def report_datapath(recs, out):
+    """The data path group: each op through the imported context, PD and
+    MR against the same through the originals, measured in the same
+    rounds (on the patched kernel, where rxe imports), with its goal
+    judged by the interval of the ratio; or why the group was skipped. The
+    table's lines, through out; the JSON's part."""
+    dp = [r for r in recs if r["group"] == "datapath"]
+    rounds = {r["op"]: r["rounds_ns"] for r in dp if "op" in r}
+    kernel = next((r["kernel"] for r in dp if r.get("measured")), None)
+    out("the data path through imported objects on rxe0: a context, PD "
+        "and MR imported from the process's own file against the "
+        "originals, in the same rounds (ns; x the originals)")
+    if not all(o in rounds and i in rounds for _, o, i, _ in DATAPATH):
+        why = sorted({r["skipped"] for r in dp if "skipped" in r}) or \
+            ["the run has no data path group"]
+        for w in why:
+            out(f"  skipped: {w}")
+        out("")
+        return {"skipped": why, "rows": []}
+    out(f"  (kernel {kernel}, with upstream-proof's patched modules and "
+        "staged rdma-core)")
+    out(f"  {'':<40} {'originals':>13} {'imported':>13} {'x':>12}")
+    rows = []
+    for label, own, imp, goal in DATAPATH:
+        x = paired(rounds[imp], rounds[own])
+        row = {"op": label, "own": own, "imported": imp,
+               "own_ns": fig(rounds[own]), "imported_ns": fig(rounds[imp]),
+               "imported_x_own": x, "goal": goal,
+               "verdict": judge(x, goal) if goal else None}
+        rows.append(row)
+        verdict = (f"  {row['verdict']} <= {goal}x: {fmt_iv(x)}"
+                   if goal else "")
+        out(f"  {label:<40} {fmt_ns(row['own_ns']):>13} "
+            f"{fmt_ns(row['imported_ns']):>13} {fmt_x(x):>11}x{verdict}")
+    out("")
+    return {"kernel": kernel, "skipped": None, "rows": rows}
+
+
 def main():
     raw, outdir = sys.argv[1], sys.argv[2]
     recs = load(raw)
@@ -313,6 +363,7 @@ def main():
     out("")
 
     doorbell = report_doorbell(recs, out)
+    datapath = report_datapath(recs, out)
 
     lives = sorted({r["live_pds"] for r in scale})
     sc = {(r["op"], r["live_pds"]): r["rounds_ns"] for r in scale}
@@ -470,6 +521,7 @@ def main():
            "spread": "value: the median of n rounds; lo, hi: its 95% "
                      "interval; q1, q3: the quartiles of the rounds",
            "ops": table, "library": library, "doorbell": doorbell,
+           "datapath": datapath,
            "scale": scale_rows,
            "growth": [{"op": op, "x": g} for op, g in growth.items()],
            "memory": list(mem_rows.values()), "memory_ibpd0_x_rxe0": mem_x,

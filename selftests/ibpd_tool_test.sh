@@ -542,6 +542,9 @@ ok $? "pds --pid --fd racing an fd that flips between rxe0 and a socket: 50 runs
 	grep -q 'ibpddv_import_pd(handle [0-9]*, id [1-9]' "$tmp/out" &&
 	grep -q 'demo complete' "$tmp/out"
 ok $? "demo: the whole story, exit 0"
+grep -q 'ibpd0 has no queue pairs (ibv_query_device: max_qp 0): the demo shares the PD and stops there' "$tmp/out" &&
+	! grep -q 'RDMA WRITE of' "$tmp/out"
+ok $? "demo on ibpd0: stops after sharing the PD, and says why (max_qp 0)"
 
 # A device name is any string: the demo runs rdma without a shell, with
 # no fixed buffer (50 characters, shell syntax in it).
@@ -614,8 +617,12 @@ else
 	ok 1 "two driver files: the rename to rxepd0 failed"
 fi
 
+# rxe0 has QPs: the parent sets up the data path; on a kernel whose rxe
+# imports no context, the child stops at the import and the parent with it.
 "$ibpd" --device rxe0 demo > "$tmp/out" 2>&1
-[ $? = 1 ] && grep -q 'ibv_import_device: Operation not supported' "$tmp/out"
+[ $? = 1 ] && grep -q 'ibv_create_qp -> RC QP [0-9]* (INIT)' "$tmp/out" &&
+	grep -q 'ibv_import_device: Operation not supported' "$tmp/out" &&
+	grep -q 'the child process failed' "$tmp/out"
 ok $? "demo on rxe0: ibv_import_device fails with EOPNOTSUPP, exit 1"
 
 tap_totals
