@@ -13,14 +13,11 @@ ksft_skip=
 # words of ksft_skip), as the top Makefile's "make
 # selftests" installs them with the test kernel's runner (build/ksft),
 # through that runner: all but the unload test, or the unload test
-# alone, which must come last. The runner nests each program's TAP under
-# "# " and follows it with a line "ok N selftests: ibpd: PROG" (not ok:
-# failed; # SKIP: exit status 4). For the summary that adds up the "#
-# Totals:" lines at the top (scripts/tests/check), a program's own totals
-# are repeated un-nested right after that line, where a parser of nested
-# TAP (scripts/tests/ibpd_check/tap.py) takes them for the runner's and
-# does not count them again; 7.x's runner's own "# Totals:" (programs,
-# not cases) is renamed "# Totals of programs:".
+# alone, which must come last. The runner's output is printed as it
+# prints it: each program's TAP nested under "# ", then a line "ok N
+# selftests: ibpd: PROG" (not ok: failed; # SKIP: exit status 4), which
+# the parser of nested TAP (scripts/tests/ibpd_check/tap.py) reads as the
+# parent of the cases before it.
 run_kselftests() {
 	ksft=$build/ksft
 	if [ ! -x "$ksft/run_kselftest.sh" ]; then
@@ -45,26 +42,8 @@ run_kselftests() {
 	IBPD_BUILD=$(cd "$build" && pwd)
 	export IBPD_BUILD
 	out=$(mktemp)
-	# line by line as it comes (the watchdog of vm-run sees progress)
-	# and after each program's result, how long it took (a comment)
-	t=
 	{ "$ksft/run_kselftest.sh" "$@" 2>&1; echo $? > "$out.rc"; } |
-		tee "$out" | while IFS= read -r line; do
-		case $line in
-		"# Totals: "*) line="# Totals of programs: ${line#"# Totals: "}" ;;
-		esac
-		printf '%s\n' "$line"
-		case $line in
-		"# selftests: "*) t0=$(date +%s) ;;
-		"# # Totals: "*) t=${line#"# "} ;;
-		"ok "[0-9]*" selftests: "* | "not ok "[0-9]*" selftests: "*)
-			[ -z "$t" ] || printf '%s\n' "$t"
-			t=
-			p=${line#*selftests: }
-			echo "# ${p%% #*}: $(($(date +%s) - t0)) s"
-			;;
-		esac
-	done
+		tee "$out"
 	# 6.1's and 6.12's runners exit 0 whatever failed
 	[ "$(cat "$out.rc")" = 0 ] || rc=1
 	! grep -q '^not ok ' "$out" || rc=1

@@ -2,8 +2,9 @@
 """The runner's own tests, on logs recorded in scripts/tests/logs/ (as
 kunit_tool_test.py tests kunit.py on its test_data): the TAP parser on a
 harness program's output, the kernel's kselftest runner's (6.1's and
-7.3's, run over programs that pass, fail, crash, skip and time out),
-output nested one level deeper than the runner, and the writer."""
+7.3's, run over programs that pass, fail, crash, skip and time out, and
+over ibpd's kselftests), output nested one level deeper than the
+runner, and the writer."""
 
 import io
 import os
@@ -45,6 +46,25 @@ class Parse(unittest.TestCase):
                 "not ok 5 selftests: ibpd: t_abort.sh # exit=139",
                 "not ok 6 selftests: ibpd: t_timeout.sh # TIMEOUT 60 "
                 "seconds"], k)
+
+    def test_recorded(self):
+        # ibpd's kselftests as 6.1's and 7.3's runners ran them in a
+        # stock kernel's boot (run_vm.sh --no-unload, then --unload; the
+        # harness's RUN and OK comments left out): every case once, as
+        # many as the programs' own "# Totals:" say (none crashed)
+        for k, want in (("6.1", tap.Counts(134, 0, 4)),
+                        ("7.3", tap.Counts(137, 0, 1))):
+            lines = log("ksft-ibpd-%s.log" % k)
+            r = tap.parse(lines, nested=True)
+            self.assertEqual(r.counts, want, k)
+            self.assertEqual(r.failures, [], k)
+            said = tap.Counts()
+            for s in tap.read(lines, nested=True):
+                for t in s.results:
+                    own = [c for x in t.streams for c, _ in x.totals]
+                    said = sum(own, said) if own else \
+                        said + tap.result_counts(t.line)
+            self.assertEqual(r.counts, said, k)
 
     def test_tree(self):
         # one stream at the top, a program's stream under each line
