@@ -1,23 +1,40 @@
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 #
 # Sourced by the VM runners (sh) once they have set dir to their own
-# directory: build, the build directory of the checkout; rc, 0 until a
-# test fails; and run_kselftests.
+# directory: build, the build directory of the checkout (exported as
+# IBPD_BUILD: the installed kselftests find the ibpd tool and the
+# provider through it); rc, 0 until a test fails; run_programs and
+# run_kselftests, which run what the matrix (scripts/matrix.conf) says a
+# boot runs.
 # shellcheck shell=sh disable=SC2034,SC2154 # dir is the caller's, rc its verdict
 build=${IBPD_BUILD:-$dir/../../build}
+IBPD_BUILD=$(cd "$build" && pwd)
+export IBPD_BUILD
 rc=0
-ksft_skip=
 
-# run_kselftests --no-unload | --unload: the kselftests (selftests/
+# boot NAME: the matrix's NAME (boot-stock-programs, ...)
+boot() {
+	"$dir/../../scripts/build/matrix" "$1"
+}
+
+# run_programs BOOT: the programs of the matrix's BOOT-programs, in
+# order, from the kselftests' install.
+run_programs() {
+	for t in $(boot "$1-programs"); do
+		"$build/ksft/ibpd/$t" || rc=1
+	done
+}
+
+# run_kselftests --no-unload BOOT | --unload: the kselftests (selftests/
 # Makefile's TEST_GEN_PROGS and TEST_PROGS, less the "COLLECTION:PROG"
-# words of ksft_skip), as the top Makefile's "make
+# words of the matrix's BOOT-skip), as the top Makefile's "make
 # selftests" installs them with the test kernel's runner (build/ksft),
-# through that runner: all but the unload test, or the unload test
-# alone, which must come last. The runner's output is printed as it
-# prints it: each program's TAP nested under "# ", then a line "ok N
-# selftests: ibpd: PROG" (not ok: failed; # SKIP: exit status 4), which
-# the parser of nested TAP (scripts/tests/ibpd_check/tap.py) reads as the
-# parent of the cases before it.
+# through that runner: all but the matrix's ksft-last (the unload
+# test), or that one alone, which must come last. The runner's output is
+# printed as it prints it: each program's TAP nested under "# ", then a
+# line "ok N selftests: ibpd: PROG" (not ok: failed; # SKIP: exit status
+# 4), which the parser of nested TAP (scripts/tests/ibpd_check/tap.py)
+# reads as the parent of the cases before it.
 run_kselftests() {
 	ksft=$build/ksft
 	if [ ! -x "$ksft/run_kselftest.sh" ]; then
@@ -25,22 +42,19 @@ run_kselftests() {
 		rc=1
 		return
 	fi
+	last=$(boot ksft-last)
 	if [ "$1" = --unload ]; then
-		sel=$(grep -x 'ibpd:ibpd_unload_test' "$ksft/kselftest-list.txt")
+		sel=$(grep -xF "$last" "$ksft/kselftest-list.txt")
 	else
-		sel=$(grep -vx 'ibpd:ibpd_unload_test' "$ksft/kselftest-list.txt")
+		sel=$(grep -vxF "$last" "$ksft/kselftest-list.txt")
+		for s in $(boot "$2-skip"); do
+			sel=$(printf '%s\n' "$sel" | grep -vxF "$s")
+		done
 	fi
-	for s in $ksft_skip; do
-		sel=$(printf '%s\n' "$sel" | grep -vxF "$s")
-	done
 	set --
 	for t in $sel; do
 		set -- "$@" -t "$t"
 	done
-	# the installed scripts find the build (the ibpd tool, the provider)
-	# through IBPD_BUILD
-	IBPD_BUILD=$(cd "$build" && pwd)
-	export IBPD_BUILD
 	out=$(mktemp)
 	{ "$ksft/run_kselftest.sh" "$@" 2>&1; echo $? > "$out.rc"; } |
 		tee "$out"
