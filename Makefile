@@ -41,7 +41,7 @@
 VERSION    := 2.0.2
 include scripts/matrix.conf
 KERNEL     ?= $(default-kernel)
-IBPD_CACHE ?= $(HOME)/.cache/ibpd
+IBPD_CACHE := $(shell scripts/build/cache-dir)
 export IBPD_CACHE
 
 # The test kernel (image, headers, source) comes from Debian packages, or

@@ -7,7 +7,7 @@
 # splat detection and second boots in a real VM.
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
-tap_setup 36
+tap_setup 37
 trap 'rm -rf "$tmp" "$top"/scripts/tests/untracked-*' EXIT
 
 # The matrix (scripts/matrix.conf) and its reader: what make reads of it
@@ -28,6 +28,20 @@ for k in $("$m" kernels); do
 	[ -n "$("$m" "kernel-$k" 2)" ] || st=1
 done
 ok $st "matrix: every kernel of kernels has its suite and version pattern"
+# which tests each boot runs: programs the kselftests' install has,
+# kselftests of their list (selftests/Makefile's programs and scripts)
+st=0
+ksft=$(sed -e ':a' -e '/\\$/{N;s/\\\n//;ba' -e '}' "$top/selftests/Makefile" |
+	sed -n 's/^TEST_\(GEN_\)\{0,1\}PROGS *:= *//p' | tr -s ' \t' '\n')
+for b in stock debug soak; do
+	for t in $("$m" "boot-$b-programs"); do
+		[ -e "$top/selftests/stress/$t.c" ] || [ -e "$top/selftests/$t" ] || st=1
+	done
+done
+for t in $("$m" boot-stock-skip) $("$m" boot-debug-skip) $("$m" ksft-last); do
+	printf '%s\n' "$ksft" | grep -qxF "${t#ibpd:}" || st=1
+done
+ok $st "matrix: each boot's programs and skipped kselftests are the selftests'"
 # provider-abi: of a libibverbs, and the rdma-core of the matrix for it
 echo "$("$m" provider-abi-node)$("$m" "rdma-core-$("$m" rdma-cores 1)" 3)" > "$tmp/v"
 (cd "$tmp" && printf 'int x;\n' > x.c && gcc -shared -fPIC -o libv.so.1 x.c \

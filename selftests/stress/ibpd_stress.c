@@ -162,8 +162,8 @@ static int worker(int sock, unsigned int seed, int ops, struct counts *c)
 
 /*
  * The harness's 30 s for a test is a speed limit under the debug kernel
- * (KASAN, lockdep): 20000 ops there took 14.8 s beside a make check, and
- * a machine of half the speed goes over. 600 s guards against a hang.
+ * (KASAN, lockdep) on a slow machine (Documentation/testing.rst, "Run
+ * times"). 600 s guards against a hang.
  */
 FIXTURE(stress) {};
 FIXTURE_SETUP(stress) {}

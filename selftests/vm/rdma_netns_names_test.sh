@@ -16,7 +16,7 @@
 # in a fraction of the time); by hand:
 #   scripts/vm/vm-run --kernel 7 --modules dummy -- selftests/vm/rdma_netns_names_test.sh
 set -u
-cache=${IBPD_CACHE:-$HOME/.cache/ibpd}
+cache=$("$(dirname "${BASH_SOURCE[0]}")/../../scripts/build/cache-dir")
 src=$(printf '%s\n' "$cache"/kernels/*/source/tools/testing/selftests |
       sort -V | tail -n 1)
 [ -d "$src" ] || src=

@@ -31,19 +31,16 @@ export IBPD_FUZZ_ITERS="${IBPD_FUZZ_ITERS:-20000}"
 export IBPD_FUZZ_SECONDS="${IBPD_FUZZ_SECONDS:-90}"
 export IBPD_CYCLES="${IBPD_CYCLES:-10}"
 
-for t in stress/ibpd_stress stress/ibpd_fuzz; do
-	"$build/selftests/$t" || rc=1
-done
-# a short soak (make soak runs the long one): before the lifecycle test,
-# which wants the namespaces the soak deletes gone
-IBPD_SOAK_SECONDS=${IBPD_SOAK_SECONDS:-60} "$build/selftests/stress/ibpd_soak" || rc=1
+# the stress and fuzz programs and a short soak (make soak runs the long
+# one), the matrix's boot-debug-programs: the soak before the lifecycle
+# test, which wants the namespaces the soak deletes gone
+export IBPD_SOAK_SECONDS="${IBPD_SOAK_SECONDS:-60}"
+run_programs boot-debug
 # the kselftests through the kernel's runner (lib.sh), the fail-nth
 # sweeps and "rdma link add" racing its netdev's move and deletion
-# (make soak: longer) among them, then the unload test; not the test of
-# the ibpd tool, which the stock kernels run (here it took more than 20
-# minutes of the boot)
-ksft_skip=ibpd:ibpd_tool_test.sh
-run_kselftests --no-unload
+# (make soak: longer) among them, less boot-debug-skip, then the unload
+# test
+run_kselftests --no-unload boot-debug
 run_kselftests --unload
 
 "$dir/kmemleak_check.sh" check || rc=1

@@ -1,16 +1,18 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 #
-# Runs inside the debug VM for make soak (scripts/tests/soak): ibpd_soak for
-# IBPD_SOAK_SECONDS, "rdma link add" racing its netdev's move and deletion
-# (IBPD_SOAK_RACE_TRIES tries of each, default 1000), then a kmemleak scan;
+# Runs inside the debug VM for make soak (scripts/tests/soak): the
+# matrix's boot-soak-programs, ibpd_soak for IBPD_SOAK_SECONDS and "rdma
+# link add" racing its netdev's move and deletion (IBPD_SOAK_RACE_TRIES
+# tries of each, default 1000), then a kmemleak scan;
 # kselftest TAP. vm-run fails the run on any splat in the console.
 dir=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=selftests/vm/lib.sh
 . "$dir/lib.sh"
 
 "$dir/kmemleak_check.sh" clear
-"$build/selftests/stress/ibpd_soak" || rc=1
-IBPD_RACE_TRIES=${IBPD_SOAK_RACE_TRIES:-1000} "$dir/../ibpd_netdev_race_test.sh" || rc=1
+IBPD_RACE_TRIES=${IBPD_SOAK_RACE_TRIES:-1000}
+export IBPD_RACE_TRIES
+run_programs boot-soak
 "$dir/kmemleak_check.sh" check || rc=1
 exit $rc

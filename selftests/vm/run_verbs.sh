@@ -38,7 +38,7 @@ use_lib() {
 		abi=$("$top/scripts/build/provider-abi")
 		export LD_LIBRARY_PATH=$b/abi$abi
 	else
-		rc=$(IBPD_CACHE=${IBPD_CACHE:-$HOME/.cache/ibpd} "$top/scripts/build/rdma-core-fetch" "$1") || return 1
+		rc=$("$top/scripts/build/rdma-core-fetch" "$1") || return 1
 		abi=$(sed -n 's/^#define IBVERBS_PABI_VERSION \([0-9]*\).*/\1/p' \
 			"$rc/include/config.h")
 		export LD_LIBRARY_PATH=$b/abi$abi:$rc/lib PATH=$rc/bin:$PATH

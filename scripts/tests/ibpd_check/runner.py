@@ -10,10 +10,10 @@ soak runs it, it prints as it runs). A section of
 lane "any" goes to whichever lane is free first (a VM's tests are mostly
 one process: two lanes keep the two CPUs busy). With two lanes, each
 VM runs its vCPUs in one host thread (IBPD_VM_TCG_THREAD=single, unless
-the caller set it): a host thread a vCPU, two VMs side by side took 1.8
-times as long. The kernels' sections stay in the main lane: as the
-sections are, the two lanes end within 90 s of each other
-(Documentation/testing.rst).
+the caller set it): a host thread a vCPU, two VMs side by side are much
+slower. The kernels' sections stay in the main lane, which keeps the
+two lanes' ends close (the times measured: Documentation/testing.rst,
+"Run times").
 """
 
 import os
@@ -188,9 +188,8 @@ class Runner:
             # Two lanes' VMs of two vCPUs, each vCPU a host thread of its
             # own, are four threads on two CPUs: a guest CPU that waits on
             # another (a spinlock, a TLB flush's IPI) spins while that
-            # one's thread waits for a host CPU. Side by side, two 6.1
-            # boots took 464-473 s each that way, 256-261 s with each VM's
-            # vCPUs taking turns in one host thread.
+            # one's thread waits for a host CPU (two boots side by side
+            # each way: Documentation/testing.rst, "Run times").
             if "IBPD_VM_TCG_THREAD" not in os.environ:
                 self.env["IBPD_VM_TCG_THREAD"] = "single"
             log = open(os.path.join(self.out, "debug-lane.log"), "w")

@@ -179,7 +179,7 @@ def debug(ctx):
         ctx, "--kernel", "debug", "--log",
         os.path.join(ctx.out, "debug-console.log"), "--",
         ctx.path("selftests/vm/run_debug.sh")),
-        env={"IBPD_VM_APPEND": "panic_on_warn=1"})
+        env={"IBPD_VM_APPEND": "panic_on_warn=1"}, nested=True)
     raw = os.path.join(ctx.out, KUNIT_KTAP)
     with open(ctx.tap_path("debug"), errors="replace") as f, \
             open(raw, "w") as k:

@@ -6,12 +6,16 @@ kselftest_harness.h, kselftest.h): "TAP version 13", a plan, one "ok N
 DESC" or "not ok N DESC" per case ("ok N # SKIP WHY" for a skipped one)
 and last "# Totals: pass:N fail:N xfail:0 xpass:0 skip:N error:0".
 
-parse() counts an output's "# Totals:" lines, as make check's summary
-does: every harness (kselftest programs, the shell tests, stage.py, the
-verbs tests' own cases) prints one per program. With nested=True it also
-counts those of programs run by the kernel's kselftest runner
-(run_kselftest.sh), which prefixes a program's output with "# " and adds
-a line per program of its own but no totals.
+parse() reads an output as a tree of nested TAP, as the kernel's
+kunit_parser.py reads KTAP: "# " before a TAP line puts it one level
+deeper, and each level has its own TAP header, plan, results and "# Totals:".
+The kernel's kselftest runner (run_kselftest.sh) prints each program's
+output one level down, then the program's result at its own level ("ok N
+selftests: COLLECTION: PROG", "# SKIP" for exit 4, "not ok ... # exit=N"
+or "# TIMEOUT N seconds"): with nested=True that line is the parent of
+the nested block before it, and parse() counts every leaf case once (see
+parse()). What is nested before any other result is that result's
+diagnostics, not cases.
 """
 
 import re
@@ -21,6 +25,10 @@ from dataclasses import dataclass, field
 TOTALS = re.compile(r"^# Totals: (.*)$")
 RESULT = re.compile(r"^(not )?ok\b")
 RUNNER = re.compile(r"^(not )?ok \d+ selftests: \S+: ")
+HEADER = re.compile(r"^K?TAP version \d+")
+PLAN = re.compile(r"^1\.\.\d+")
+# what "# " nests one level deeper (anything else after "# " is a comment)
+NESTED = re.compile(r"^((not )?ok \d+|K?TAP version \d+|1\.\.\d+)")
 PREFIX = "# "
 
 
@@ -61,12 +69,14 @@ class Result:
 
 
 def unnest(line):
-    """A line without the "# " prefixes of the runner's nesting, and its
-    depth. "# Totals:" is a line of its own depth, not a nested one."""
+    """A line without the "# " prefixes of nesting, and its depth: "# "
+    makes a TAP line (a result, a header, a plan, a nested "# " line) one
+    level deeper; "# Totals:" is a line of its own level, any other "# "
+    line a comment."""
     depth = 0
     while line.startswith(PREFIX) and not TOTALS.match(line):
         rest = line[len(PREFIX):]
-        if not (RESULT.match(rest) or rest.startswith(PREFIX)):
+        if not (NESTED.match(rest) or rest.startswith(PREFIX)):
             break
         line, depth = rest, depth + 1
     return line, depth
@@ -102,69 +112,144 @@ def result_counts(line):
     return Counts(passed=1)
 
 
-def parse(lines, nested=False):
-    """Count an output's results (see the module's docstring).
+@dataclass
+class Test:
+    """A result line of the tree (without its nesting's "# "), and when
+    it is the kselftest runner's line for a program (program), that
+    program's output: the Streams nested before it."""
 
-    Unnested, the "# Totals:" lines at the top level are the counts.
-    Nested, a program the kselftest runner ran ("ok N selftests: DIR:
-    PROG") counts as its own "# Totals:" say, one level down, or as one
-    case if it printed none; a "not ok" program whose totals show no
-    failure (it crashed, or timed out) is one failure more; the runner's
-    own totals (7.x prints them: programs, not cases) are not counted
-    again, while other top-level totals (programs run without the
-    runner, next to it) are.
-    """
-    r = Result()
-    block, block_totals, block_failures = Counts(), 0, []
-    runner_lines = other_lines = 0
+    line: str
+    program: bool = False
+    streams: list = field(default_factory=list)
+
+    def cases(self):
+        """Its leaf cases: the program's when it printed any, one more
+        failure if the runner says it failed and none of them did (it
+        crashed, or timed out, after them); else the line itself."""
+        c = cases(self.streams)
+        if c == Counts():
+            return result_counts(self.line)
+        if self.line.startswith("not ok") and not c.failed:
+            c.failed += 1
+        return c
+
+    @property
+    def ok(self):
+        """False when its line says not ok or a case under it failed."""
+        return not self.cases().failed
+
+    def failures(self):
+        """Its failed lines: its cases' first, then its own."""
+        f = [x for s in self.streams for t in s.results
+             for x in t.failures()]
+        return f + [self.line] if self.line.startswith("not ok") else f
+
+
+@dataclass
+class Stream:
+    """One TAP stream of a level: from its header (or the end of the
+    last one) to its "# Totals:" line; the Tests of its result lines and
+    its totals, (Counts, note) each."""
+
+    results: list = field(default_factory=list)
+    totals: list = field(default_factory=list)
+    plan: int = None
+
+
+def tree(items, depth, nested):
+    """The Streams of a level: items are (depth, line) of that level and
+    deeper. With nested, a runner's line takes what was nested since the
+    level's last line as its program's output (its Streams, parsed at
+    the next level); anything else nested is diagnostics."""
+    streams = [Stream()]
+    pending = []
+    for d, line in items:
+        if d > depth:
+            pending.append((d, line))
+            continue
+        m = TOTALS.match(line)
+        if HEADER.match(line):
+            if streams[-1].results or streams[-1].totals:
+                streams.append(Stream())
+        elif PLAN.match(line):
+            streams[-1].plan = int(line[3:].split()[0])
+            continue
+        elif RESULT.match(line):
+            t = Test(line, bool(nested and RUNNER.match(line)))
+            if t.program:
+                t.streams = tree(pending, depth + 1, nested)
+            streams[-1].results.append(t)
+        elif m:
+            streams[-1].totals.append(totals_of(m.group(1)))
+            streams.append(Stream())
+        else:
+            continue	# a comment: what is nested goes on
+        pending = []
+    return [s for s in streams if s.results or s.totals]
+
+
+def read(lines, nested=False):
+    """The top level's Streams of an output's lines (tree()); without
+    nested, what is nested is not read."""
+    items = []
     for raw in lines:
         line, depth = unnest(raw.rstrip("\n"))
         if depth and not nested:
             continue
-        if depth > 1:
-            continue
-        m = TOTALS.match(line)
-        if depth == 1:
-            if line.startswith("not ok"):
-                block_failures.append(line)
-            elif m:
-                c, note = totals_of(m.group(1))
-                block += c
-                block_totals += 1
-                if note and c.failed:
-                    block_failures.append("# failed: " + note)
-            continue
-        runner = nested and RUNNER.match(line)
-        if runner:
-            r.failures += [f for f in block_failures
-                           if not f.startswith("# failed: ")]
-        if line.startswith("not ok"):
-            r.failures.append(line)
-        if runner:
-            r.notes += [f[len("# failed: "):] for f in block_failures
-                        if f.startswith("# failed: ")]
-            if block_totals:
-                r.counts += block
-                if line.startswith("not ok") and not block.failed:
-                    r.counts.failed += 1
-            else:
-                r.counts += result_counts(line)
-            runner_lines += 1
-        elif RESULT.match(line):
-            other_lines += 1
-        elif not m:
-            continue
-        else:
-            if not (runner_lines and not other_lines):
-                c, note = totals_of(m.group(1))
-                r.counts += c
-                if note and c.failed:
-                    r.notes.append(note)
-            runner_lines = other_lines = 0
-        # what was nested before a result or totals of the top level is
-        # not the next runner's program's: another program's diagnostics
-        block, block_totals, block_failures = Counts(), 0, []
+        items.append((depth, line))
+    return tree(items, 0, nested)
+
+
+def cases(streams):
+    """The leaf cases of a program's Streams: every result once."""
+    c = Counts()
+    for s in streams:
+        for t in s.results:
+            c += t.cases()
+    return c
+
+
+def parse(lines, nested=False):
+    """Count an output's cases: its tree (tree()), a Result.
+
+    At the top level, the house's outputs count by their "# Totals:"
+    lines, as each of its programs prints one for its cases (the
+    harness's, the shell tests', stage.py's, the verbs tests' own) and a
+    step's verdict is one of its own ("(NAME exited 1)"). With nested,
+    each program the kselftest runner ran counts by its cases
+    (Test.cases()); the runner's own "# Totals:" (7.x prints them, for
+    programs: a stream of runner lines alone, without a note) are not
+    counted again. Without nested, the runner's lines are results like
+    any other and what is nested is not read.
+    """
+    r = Result()
+    for s in read(lines, nested):
+        programs = sum(t.program for t in s.results)
+        plain = programs < len(s.results)
+        for t in s.results:
+            if t.program:
+                r.counts += t.cases()
+                r.failures += t.failures()
+                r.notes += notes(t.streams)
+            elif t.line.startswith("not ok"):
+                r.failures.append(t.line)
+        for c, note in s.totals:
+            if programs and not plain and not note:
+                continue	# the runner's, of its programs
+            r.counts += c
+            if note and c.failed:
+                r.notes.append(note)
     return r
+
+
+def notes(streams):
+    """The notes of failing "# Totals:" lines in a program's Streams."""
+    n = []
+    for s in streams:
+        n += [note for c, note in s.totals if note and c.failed]
+        for t in s.results:
+            n += notes(t.streams)
+    return n
 
 
 class Writer:

@@ -2,8 +2,9 @@
 """The runner's own tests, on logs recorded in scripts/tests/logs/ (as
 kunit_tool_test.py tests kunit.py on its test_data): the TAP parser on a
 harness program's output, the kernel's kselftest runner's (6.1's and
-7.3's, run over programs that pass, fail, crash and skip), output nested
-one level deeper than the runner, and the writer."""
+7.3's, run over programs that pass, fail, crash, skip and time out, and
+over ibpd's kselftests), output nested one level deeper than the
+runner, and the writer."""
 
 import io
 import os
@@ -30,22 +31,84 @@ class Parse(unittest.TestCase):
         self.assertEqual(r.failures, [])
 
     def test_runner(self):
-        # pass 2 + skip 1; pass 1 + fail 1; a crash with no totals: one
-        # failure; a program that skips (exit 4): one skip. 7.3's runner
-        # adds totals of its own (programs): not counted again.
+        # the runner's line is the parent of the program's cases: pass 2
+        # + skip 1; pass 1 + fail 1; a crash after a case: that case and
+        # one failure; a crash with no case: one failure; exit 4: one
+        # skip; a timeout with no case: one failure. 7.3's runner adds
+        # totals of its own (programs): not counted again.
         for k in ("6.1", "7.3"):
             r = tap.parse(log("ksft-runner-%s.log" % k), nested=True)
-            self.assertEqual(r.counts, tap.Counts(3, 2, 2), k)
+            self.assertEqual(r.counts, tap.Counts(4, 4, 2), k)
             self.assertEqual(r.failures, [
                 "not ok 2 b.two",
                 "not ok 2 selftests: ibpd: t_fail.sh # exit=1",
-                "not ok 3 selftests: ibpd: t_crash.sh # exit=139"], k)
+                "not ok 3 selftests: ibpd: t_crash.sh # exit=139",
+                "not ok 5 selftests: ibpd: t_abort.sh # exit=139",
+                "not ok 6 selftests: ibpd: t_timeout.sh # TIMEOUT 60 "
+                "seconds"], k)
+
+    def test_recorded(self):
+        # ibpd's kselftests as 6.1's and 7.3's runners ran them in a
+        # stock kernel's boot (run_vm.sh --no-unload, then --unload; the
+        # harness's RUN and OK comments left out): every case once, as
+        # many as the programs' own "# Totals:" say (none crashed)
+        for k, want in (("6.1", tap.Counts(134, 0, 4)),
+                        ("7.3", tap.Counts(137, 0, 1))):
+            lines = log("ksft-ibpd-%s.log" % k)
+            r = tap.parse(lines, nested=True)
+            self.assertEqual(r.counts, want, k)
+            self.assertEqual(r.failures, [], k)
+            said = tap.Counts()
+            for s in tap.read(lines, nested=True):
+                for t in s.results:
+                    own = [c for x in t.streams for c, _ in x.totals]
+                    said = sum(own, said) if own else \
+                        said + tap.result_counts(t.line)
+            self.assertEqual(r.counts, said, k)
+
+    def test_tree(self):
+        # one stream at the top, a program's stream under each line
+        s = tap.read(log("ksft-runner-7.3.log"), nested=True)
+        self.assertEqual(len(s), 1)
+        self.assertEqual(s[0].plan, 6)
+        self.assertEqual([len(t.streams) for t in s[0].results],
+                         [1, 1, 1, 0, 0, 0])
+        self.assertEqual([t.cases() for t in s[0].results], [
+            tap.Counts(2, 0, 1), tap.Counts(1, 1, 0), tap.Counts(1, 1, 0),
+            tap.Counts(skipped=1), tap.Counts(failed=1),
+            tap.Counts(failed=1)])
+        self.assertEqual([t.ok for t in s[0].results],
+                         [True, False, False, True, False, False])
+        self.assertEqual(s[0].results[0].streams[0].plan, 3)
+
+    def test_nested_not_ok_fails_the_parent(self):
+        # a runner's "ok" over a failed case (a program that exits 0
+        # after one): the parent fails, the case counts once
+        r = tap.read(["TAP version 13", "1..1", "# selftests: ibpd: t",
+                      "# 1..2", "# ok 1 a", "# not ok 2 b",
+                      "ok 1 selftests: ibpd: t"], nested=True)
+        t = r[0].results[0]
+        self.assertFalse(t.ok)
+        self.assertEqual(t.cases(), tap.Counts(1, 1, 0))
+        self.assertEqual(t.failures(), ["not ok 2 b"])
+
+    def test_depth(self):
+        # "# " nests a TAP line; "# Totals:" and other comments stay
+        self.assertEqual(tap.unnest("# # ok 1 x"), ("ok 1 x", 2))
+        self.assertEqual(tap.unnest("# # Totals: pass:1"),
+                         ("# Totals: pass:1", 1))
+        self.assertEqual(tap.unnest("# Totals: pass:1"),
+                         ("# Totals: pass:1", 0))
+        self.assertEqual(tap.unnest("# TAP version 13"), ("TAP version 13", 1))
+        self.assertEqual(tap.unnest("# ok, done"), ("# ok, done", 0))
+        self.assertEqual(tap.unnest("# #  RUN  a.b ..."),
+                         ("#  RUN  a.b ...", 1))
 
     def test_runner_unnested(self):
         # read as plain TAP, 7.3's runner's own totals are all there is
         r = tap.parse(log("ksft-runner-7.3.log"))
-        self.assertEqual(r.counts, tap.Counts(1, 2, 1))
-        self.assertEqual(len(r.failures), 2)
+        self.assertEqual(r.counts, tap.Counts(1, 4, 1))
+        self.assertEqual(len(r.failures), 4)
 
     def test_runner_then_programs(self):
         # what a kernel's boot prints: the runner's kselftests, then
@@ -53,7 +116,16 @@ class Parse(unittest.TestCase):
         for k in ("6.1", "7.3"):
             lines = log("ksft-runner-%s.log" % k) + log("ksft-harness.log")
             r = tap.parse(lines, nested=True)
-            self.assertEqual(r.counts, tap.Counts(63, 2, 2), k)
+            self.assertEqual(r.counts, tap.Counts(64, 4, 2), k)
+
+    def test_runner_then_verdict(self):
+        # a step's verdict after a runner without totals of its own (6.1)
+        # is the step's, not the runner's: counted
+        lines = log("ksft-runner-6.1.log") + [
+            tap.Counts(failed=1).totals("kernel-6.1 exited 1") + "\n"]
+        r = tap.parse(lines, nested=True)
+        self.assertEqual(r.counts, tap.Counts(4, 5, 2))
+        self.assertEqual(r.notes, ["kernel-6.1 exited 1"])
 
     def test_nested_deeper(self):
         # run_proof.sh prints the rdma kselftests' runner one level down:
@@ -71,8 +143,8 @@ class Parse(unittest.TestCase):
             "ok 1 stock: seed_test\n", tap.Counts(1).totals() + "\n"]
         lines += log("ksft-runner-7.3.log")
         r = tap.parse(lines, nested=True)
-        self.assertEqual(r.counts, tap.Counts(4, 2, 2))
-        self.assertEqual(len(r.failures), 3)
+        self.assertEqual(r.counts, tap.Counts(5, 4, 2))
+        self.assertEqual(len(r.failures), 5)
 
     def test_notes(self):
         r = tap.parse(["TAP version 13\n", "ok 1 x\n",

@@ -13,7 +13,9 @@ import sys
 HERE = os.path.dirname(os.path.realpath(__file__))
 UPSTREAM = os.path.dirname(HERE)
 TOP = os.path.realpath(os.path.join(UPSTREAM, "..", ".."))
-CACHE = os.environ.get("IBPD_CACHE") or os.path.expanduser("~/.cache/ibpd")
+CACHE = subprocess.run([os.path.join(TOP, "scripts", "build", "cache-dir")],
+                       check=True, stdout=subprocess.PIPE,
+                       text=True).stdout.strip()
 # the entry points: stage-upstream (stage.py stage) and stage.py
 STAGE_UPSTREAM = os.path.join(UPSTREAM, "stage-upstream")
 COVER = "0000-cover-letter.patch"
