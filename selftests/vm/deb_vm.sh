@@ -55,25 +55,8 @@ files() {
 	} 2> /dev/null | sort -u
 }
 
-# apt_get ARGS...: offline, everything else is installed, so without the
-# host's package lists (bookworm's, 9 s an apt-get to read under TCG): apt
-# knows the installed packages and the .debs it is given. Each line of its
-# output with the seconds since the start when it was written (DKMS writes
-# a step's line when the step ends). Without debconf's pre-configuration
-# (/etc/apt/apt.conf.d/70debconf's hook, 5-8 s an apt-get under TCG): our
-# packages have no debconf templates, and the noninteractive frontend would
-# ask nothing of those they depend on.
-lists=$(mktemp -d)
-mkdir "$lists/partial"
-echo '#clear DPkg::Pre-Install-Pkgs;' > "$lists.conf"
-apt_get() {
-	local t0=$SECONDS
-	DEBIAN_FRONTEND=noninteractive apt-get -c "$lists.conf" -y -q \
-		--no-install-recommends \
-		-o Dir::State::Lists="$lists" -o Dpkg::Use-Pty=0 "$@" 2>&1 |
-		while IFS= read -r l; do printf '    %4d %s\n' $((SECONDS - t0)) "$l"; done
-	return "${PIPESTATUS[0]}"
-}
+# shellcheck source=selftests/vm/apt_offline.sh
+. "$(dirname "${BASH_SOURCE[0]}")/apt_offline.sh"
 
 # Our packages dpkg has installed, or has the conffiles of.
 known() {
