@@ -11,7 +11,8 @@
 #                        everything, then all tests, in the test VM
 #   make check-quick     static checks and one kernel's kselftests (KERNEL)
 #   make vm-test TEST="PROG [ARGS]"
-#                        one test program in the test VM (KERNEL)
+#                        one test program in the test VM (KERNEL; PACKAGES=1:
+#                        with the bridge's packages installed there)
 #   make verbs-tests     the verbs tests (selftests/verbs), built
 #   make verbs-check     the verbs tests in the test VM, every libibverbs
 #   make bench           the cost of the PD verbs, as ratios, in the test VM
@@ -192,12 +193,14 @@ check: deps
 check-quick: all
 	KERNELS="$(or $(KERNELS),$(KERNEL))" scripts/tests/check --quick
 
-# One test in the test VM, the inner loop (under a minute warm; a name
-# of build/selftests/, selftests/ or the verbs tests, or a path), on the
-# matrix's vm-test-kernel unless KERNEL is given: the tests are built with
-# the harness of the kernel they are made for, and 6.1's has no test
-# selection.
+# One test in the test VM, the inner loop (a name of build/selftests/,
+# selftests/ or the verbs tests, or a path), on the matrix's
+# vm-test-kernel unless KERNEL is given: the tests are built with the
+# harness of the kernel they are made for, and 6.1's has no test
+# selection. PACKAGES=1: after apt installs make bridge's packages in the
+# VM, rxe0 and siw0 up (Documentation/testing.rst, "One test").
 #   make vm-test TEST="ibpd_test -r pd.alloc_dealloc" [KERNEL=6.12]
+#   make vm-test PACKAGES=1 TEST="ibpd --device rxe0 demo" KERNEL=6.1
 VMTEST_KERNEL := $(if $(filter file,$(origin KERNEL)),$(vm-test-kernel),$(KERNEL))
 vm-test:
 	@[ -n "$(TEST)" ] || { echo 'make vm-test TEST="PROG [ARGS]"' >&2; exit 2; }

@@ -15,7 +15,7 @@ import os
 import shlex
 import subprocess
 
-from . import tap
+from . import bridge, tap
 from .runner import MAIN, DEBUG, ANY
 
 
@@ -234,10 +234,14 @@ def kernel_of(ctx, purpose):
 
 def vm_test(ctx):
     """make vm-test: one test program in the VM (run_one.sh PROG ARGS,
-    TEST split as sh would); its own TAP, or one case if it has none."""
+    TEST split as sh would); its own TAP, or one case if it has none.
+    PACKAGES=1: with the bridge's packages installed (bridge.vm_test)."""
     test = shlex.split(os.environ.get("TEST", ""))
     if not test:
         ctx.fail("vm-test", 'no TEST: make vm-test TEST="PROG [ARGS]"')
+        return
+    if os.environ.get("PACKAGES") == "1":
+        bridge.vm_test(ctx, kernel_of(ctx, "vm-test-kernel"), test)
         return
     argv = vm_run(ctx, "--kernel", kernel_of(ctx, "vm-test-kernel"),
                   "--rxe", "--", ctx.path("selftests/vm/run_one.sh")) + test
@@ -269,6 +273,20 @@ def soak(ctx):
     one_case(ctx, "soak", [ctx.path("scripts/tests/soak")],
              "make soak's verdict: targets, kmemleak, splats; "
              "out/soak/soak.json")
+
+
+def bridge_section(kernel, kernels):
+    """The bridge's packages on kernel (bridge.section): in the lane free
+    first, a section a kernel so that both lanes take them; the first
+    kernel's boot also installs a later kernel's headers (of the others,
+    the first whose packaged headers build on this machine)."""
+    later = kernels[1:] if kernel == kernels[0] else ()
+    return Section("bridge-" + kernel, "the bridge's packages on kernel %s "
+                   "(apt install, DKMS rdma_rxe and siw, import and QPs on "
+                   "rxe0 and siw0%s, the way back)" % (
+                       kernel, ", DKMS for a kernel installed later"
+                       if later else ""), ANY, bridge.section(kernel, later),
+                   guest="selftests/vm/bridge_vm.sh")
 
 
 def select(reg, names):
@@ -312,6 +330,7 @@ def registry(kernels):
                 requires=("debug-build",)),
         Section("coverage", "kernel line coverage of ibpd (gcov, lcov)",
                 DEBUG, coverage, debug=True, requires=("debug-build",)),
+    ] + [bridge_section(k, kernels) for k in kernels] + [
         Section("install", "install (make install DESTDIR, pkg-config, man "
                 "pages, modinfo)", ANY, install),
         Section("tooling", "tooling tests (splat detector, vm-run, the "

@@ -13,7 +13,7 @@ import tempfile
 import unittest
 from unittest import mock
 
-from . import runner, sections, tap
+from . import bridge, runner, sections, tap
 
 LOGS = os.path.join(os.path.dirname(__file__), "..", "logs")
 
@@ -345,7 +345,7 @@ class OnDemand(unittest.TestCase):
         with mock.patch.dict(os.environ, env), \
                 mock.patch.object(sections, "matrix",
                                   lambda top, n: "M-" + n):
-            for k in ("KERNEL", "TEST"):
+            for k in ("KERNEL", "TEST", "PACKAGES"):
                 if k not in env:
                     os.environ.pop(k, None)
             s.run(ctx)
@@ -434,6 +434,100 @@ class Proof(unittest.TestCase):
         argv = self.run_proof({}, {"upstream-proof", "kernel-6.1",
                                    "kernel-7"})[0]
         self.assertEqual(argv[1:], ["--no-stock"])
+
+
+class Bridge(unittest.TestCase):
+    """The bridge's sections: one a kernel, in the lane free first, the
+    packages built once a run, a boot with what the host made for that
+    kernel, a kernel installed later on the first only; make vm-test
+    PACKAGES=1 runs TEST after the same setup (bridge_vm.sh --run)."""
+
+    class Ctx(OnDemand.Ctx):
+        kernels = ["6.1", "6.12", "7"]
+        out = "/out"
+
+    def run(self, result=None):
+        debs = ["/top/out/bridge/rdma-core/libibverbs1.deb",
+                "/top/out/bridge/rxe/ibpd-rxe-dkms.deb"]
+        self.built = []
+        with mock.patch.object(bridge, "build",
+                               lambda ctx: self.built.append(1) or debs), \
+                mock.patch.object(bridge, "distro_repo",
+                                  lambda ctx, d: "/distro"), \
+                mock.patch.object(bridge, "prebuild",
+                                  lambda ctx, k, d: "/built-" + k), \
+                mock.patch.object(bridge, "make_module",
+                                  lambda ctx, k: True), \
+                mock.patch.object(bridge, "kernel_dir",
+                                  lambda ctx, k: "/kc-" + k), \
+                mock.patch.object(bridge, "headers_run_here",
+                                  lambda d: d != "/kc-6.12"), \
+                mock.patch.object(bridge, "stage", lambda ctx, d: None), \
+                mock.patch.dict(bridge._packages, clear=True):
+            return super().run(result)
+
+    def sections(self):
+        return [s for s in sections.registry(self.Ctx.kernels)
+                if s.name.startswith("bridge")]
+
+    def test_declared(self):
+        self.assertEqual([(s.name, s.lane, s.guest, s.on_demand, s.debug)
+                          for s in self.sections()],
+                         [("bridge-" + k, runner.ANY,
+                           "selftests/vm/bridge_vm.sh", False, False)
+                          for k in self.Ctx.kernels])
+
+    def test_boots(self):
+        ctx = self.Ctx()
+        for s in self.sections():
+            s.run(ctx)
+        self.assertEqual(self.built, [1])
+        self.assertEqual([n for n, _ in ctx.steps],
+                         ["bridge-6.1", "bridge-6.12", "bridge-7"])
+        for (name, argv), env in zip(ctx.steps, ctx.envs):
+            k = name[len("bridge-"):]
+            self.assertEqual(argv, ["/top/scripts/vm/vm-run", "--kernel", k,
+                                    "--", "/top/selftests/vm/bridge_vm.sh"])
+            self.assertEqual(env["IBPD_BRIDGE_BUILT"], "/built-" + k)
+            self.assertEqual(env["IBPD_BRIDGE_DISTRO"], "/distro")
+            self.assertEqual(env["IBPD_BRIDGE_DEBS"],
+                             "/top/out/bridge/install")
+            # 6.12's headers do not build here (the mock): 7's
+            self.assertEqual(env.get("IBPD_BRIDGE_NEXT"),
+                             "/kc-7" if k == "6.1" else None)
+
+    def test_one_kernel(self):
+        """A run of one kernel: no kernel installed later."""
+        s, = [s for s in sections.registry(["6.12"])
+              if s.name.startswith("bridge")]
+        ctx = self.Ctx()
+        s.run(ctx)
+        self.assertNotIn("IBPD_BRIDGE_NEXT", ctx.envs[0])
+
+    def test_build_failed(self):
+        """make bridge failed (a failure of the first section, build()'s):
+        the other kernels' sections fail without building again, no
+        boot."""
+        ctx = self.Ctx()
+        with mock.patch.object(bridge, "build",
+                               lambda ctx: self.built.append(1)):
+            for s in self.sections():
+                s.run(ctx)
+        self.assertEqual(self.built, [1])
+        self.assertEqual(ctx.steps, [])
+        self.assertEqual([n for n, _ in ctx.failed],
+                         ["bridge-6.12", "bridge-7"])
+
+    def test_vm_test_packages(self):
+        ctx = OnDemand.run_section(self, "vm-test", {
+            "TEST": "ibpd --device rxe0 demo", "PACKAGES": "1",
+            "KERNEL": "6.12"})
+        (name, argv), = ctx.steps
+        self.assertEqual(argv, ["/top/scripts/vm/vm-run", "--kernel", "6.12",
+                                "--", "/top/selftests/vm/bridge_vm.sh",
+                                "--run", "ibpd", "--device", "rxe0",
+                                "demo"])
+        self.assertNotIn("IBPD_BRIDGE_DISTRO", ctx.envs[0])
 
 
 class TapResult(unittest.TestResult):

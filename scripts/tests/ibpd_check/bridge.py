@@ -1,0 +1,289 @@
+# SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+"""The bridge's proof: the packages of make bridge (rdma-core with the
+series, libibpd1 for its provider ABI, ibpd-tools, ibpd-rxe-dkms)
+installed with apt on Debian's stock kernels, in the test VM
+(selftests/vm/bridge_vm.sh, the guest half); make vm-test PACKAGES=1.
+
+The host half, here: make bridge; DKMS's builds of the DKMS packages'
+modules for each kernel, at native speed (scripts/build/dkms-prebuild),
+which the packages' postinst loads in the VM instead of compiling under
+TCG; an apt repository of the distribution's own rdma-core packages,
+the ones the bridge replaces (apt-get download, cached by version), for
+the way back.
+"""
+
+import glob
+import hashlib
+import io
+import os
+import shutil
+import subprocess
+import threading
+
+from . import tap
+
+OUT = "out/bridge"
+# make bridge's directories of packages, under OUT
+BUILT = ("rdma-core", "ibpd", "rxe")
+
+
+def cache(ctx, *parts):
+    return os.path.join(subprocess.run(
+        [ctx.path("scripts/build/cache-dir")], check=True,
+        capture_output=True, text=True).stdout.strip(), *parts)
+
+
+def build(ctx):
+    """make bridge; the .debs a user installs (every package built but the
+    debug symbols), or
+    None when it failed (a failed case, its log's tail shown)."""
+    log = os.path.join(ctx.out, "bridge-build.log")
+    with open(log, "w") as f:
+        rc = subprocess.run(["make", "-s", "-C", ctx.top, "bridge"],
+                            stdout=f, stderr=subprocess.STDOUT).returncode
+    if rc:
+        with open(log) as f:
+            for line in f.readlines()[-30:]:
+                ctx.lane.print(line.rstrip("\n"))
+        ctx.fail("bridge", "make bridge (log: %s)" % log)
+        return None
+    debs = sorted(d for b in BUILT
+                  for d in glob.glob(ctx.path(OUT, b, "*.deb"))
+                  if "-dbgsym_" not in d)
+    ctx.lane.print("# make bridge: %d packages in %s" % (len(debs), OUT))
+    for b in BUILT:
+        if not any(os.path.dirname(d) == ctx.path(OUT, b) for d in debs):
+            ctx.fail("bridge", "make bridge: no package in %s/%s" % (OUT, b))
+            return None
+    lintian(ctx)
+    return debs
+
+
+def lintian(ctx):
+    """lintian --fail-on error,warning on each build's .changes (what it
+    built, the debug symbols too), a case each in bridge-lintian.tap
+    (lintian's output shown when it failed)."""
+    cases = []
+    for b in BUILT:
+        changes = sorted(glob.glob(ctx.path(OUT, b, "*.changes")))
+        if not changes:
+            cases.append((False, "lintian: no .changes in %s/%s" % (OUT, b),
+                          None))
+        for ch in changes:
+            r = subprocess.run(["lintian", "--fail-on", "error,warning", ch],
+                               capture_output=True, text=True)
+            out = r.stdout + r.stderr
+            tags = sum(1 for line in out.splitlines()
+                       if line[:2] in ("E:", "W:", "I:", "P:"))
+            cases.append((r.returncode == 0, "lintian %s: no error, no "
+                          "warning (%d tags)" % (os.path.basename(ch), tags),
+                          out))
+    out = io.StringIO()
+    w = tap.Writer(out=out)
+    for ok, desc, diag in cases:
+        w.ok(ok, desc, diag)
+    if not w.totals():
+        ctx.ok = False
+    ctx.record("bridge-lintian", out.getvalue().rstrip("\n"))
+
+
+def package(deb, field):
+    return subprocess.run(["dpkg-deb", "-f", deb, field], check=True,
+                          capture_output=True, text=True).stdout.strip()
+
+
+def prebuild(ctx, kernel, debs):
+    """DKMS's build of each DKMS package's module for kernel, on the host:
+    the directory of their NAME-VERSION.dkms.tar.gz, or None. Cached
+    under a hash of the package, the kernel's directory and
+    dkms-prebuild (make bridge-rxe's packages are the cache's: the same
+    bytes while their inputs are)."""
+    out = ctx.path(OUT, "built-" + kernel)
+    os.makedirs(out, exist_ok=True)
+    for f in glob.glob(os.path.join(out, "*")):
+        os.unlink(f)
+    tool = ctx.path("scripts/build/dkms-prebuild")
+    kdir = kernel_dir(ctx, kernel)
+    for deb in debs:
+        if not package(deb, "Package").endswith("-dkms"):
+            continue
+        h = hashlib.sha256()
+        for f in (deb, tool):
+            with open(f, "rb") as fd:
+                h.update(fd.read())
+        # the kernel (its cache's directory names its version, its
+        # build tree where it builds), the tools that build
+        h.update(kdir.encode())
+        h.update(os.path.realpath(os.path.join(kdir, "build")).encode())
+        for tool_version in (["dkms", "--version"], ["gcc", "--version"]):
+            h.update(subprocess.run(tool_version, capture_output=True)
+                     .stdout)
+        c = cache(ctx, "bridge", "prebuilt", h.hexdigest()[:16])
+        if not glob.glob(os.path.join(c, "*.dkms.tar.gz")):
+            tmp = c + ".tmp"
+            shutil.rmtree(tmp, ignore_errors=True)
+            os.makedirs(tmp)
+            log = os.path.join(ctx.out, "bridge-prebuild-%s.log" % kernel)
+            with open(log, "a") as f:
+                rc = subprocess.run([tool, "--kernel", kernel, deb, tmp],
+                                    stdout=f,
+                                    stderr=subprocess.STDOUT).returncode
+            if rc:
+                ctx.fail("bridge-" + kernel, "DKMS's build of %s for %s "
+                         "(log: %s)" % (os.path.basename(deb), kernel, log))
+                return None
+            shutil.rmtree(c, ignore_errors=True)
+            os.rename(tmp, c)
+        for t in glob.glob(os.path.join(c, "*.dkms.tar.gz")):
+            shutil.copy(t, out)
+    return out
+
+
+def distro_repo(ctx, debs):
+    """An apt repository of the distribution's packages that the bridge
+    replaces, at the versions installed here (the machine's Debian): the
+    way back, as apt install PKG=VERSION takes it. Its directory."""
+    names = {package(d, "Package") for d in debs}
+    q = subprocess.run(["dpkg-query", "-W", "-f",
+                        "${db:Status-Abbrev} ${Package} ${Version}\n"],
+                       capture_output=True, text=True).stdout
+    want = sorted("%s=%s" % (p, v) for s, p, v in
+                  (line.split() for line in q.splitlines()
+                   if len(line.split()) == 3)
+                  if s.startswith("ii") and p in names)
+    d = cache(ctx, "bridge", "distro")
+    os.makedirs(d, exist_ok=True)
+    have = {os.path.basename(f).split("_")[0] + "=" +
+            os.path.basename(f).split("_")[1].replace("%3a", ":")
+            for f in glob.glob(os.path.join(d, "*.deb"))}
+    missing = [w for w in want if w not in have]
+    if missing:
+        ctx.lane.print("# the distribution's packages, for the way back: "
+                       "apt-get download " + " ".join(missing))
+        subprocess.run(["apt-get", "download", "-q"] + missing, cwd=d,
+                       check=True, stdout=subprocess.DEVNULL)
+    with open(os.path.join(d, "Packages"), "w") as f:
+        subprocess.run(["dpkg-scanpackages", "-m", "."], cwd=d, check=True,
+                       stdout=f, stderr=subprocess.DEVNULL)
+    return d
+
+
+def boot(ctx, name, kernel, env, argv):
+    """bridge_vm.sh in the VM on kernel (ibpd.ko loaded, rdma_rxe not:
+    the packages bring theirs)."""
+    return ctx.step(name, [ctx.path("scripts/vm/vm-run"), "--kernel", kernel,
+                           "--", ctx.path("selftests/vm/bridge_vm.sh")] + argv,
+                    env=env)
+
+
+def kernel_dir(ctx, kernel):
+    return subprocess.run([ctx.path("scripts/build/kernel-dir"), kernel],
+                          check=True, capture_output=True,
+                          text=True).stdout.strip()
+
+
+def make_module(ctx, kernel):
+    log = os.path.join(ctx.out, "build-%s.log" % kernel)
+    with open(log, "w") as f:
+        return subprocess.run(["make", "-s", "-C", ctx.top, "module",
+                               "KERNEL=" + kernel], stdout=f,
+                              stderr=subprocess.STDOUT).returncode == 0
+
+
+_lock = threading.Lock()
+_packages = {}
+
+
+def packages(ctx, kernel):
+    """make bridge, the distribution's repository and the staged .debs,
+    once a run whichever kernel's section comes first (the two lanes
+    take them side by side; the second waits): (debs, distro), or None
+    when the build failed (failed in the section that ran it, and in
+    each that finds it so)."""
+    with _lock:
+        if ctx.out not in _packages:
+            _packages[ctx.out] = None	# failed, unless it gets through
+            debs = build(ctx)
+            if debs:
+                distro = distro_repo(ctx, debs)
+                stage(ctx, debs)
+                _packages[ctx.out] = (debs, distro)
+        elif not _packages[ctx.out]:
+            ctx.fail("bridge-" + kernel, "make bridge failed (an earlier "
+                     "section)")
+        return _packages[ctx.out]
+
+
+def headers_run_here(kdir):
+    """Whether the packaged headers of the kernel cached in kdir build
+    here: kernel-fetch points its build at them, else (7.x's kbuild
+    tools, built for trixie, on bookworm) at a prepared linux-source."""
+    root = os.path.realpath(os.path.join(kdir, "root"))
+    return os.path.realpath(os.path.join(kdir, "build")).startswith(
+        root + os.sep)
+
+
+def section(kernel, later=()):
+    """make check's bridge section of kernel: the packages (packages()),
+    the kernel's module and DKMS builds, one boot; with later (kernels
+    of the matrix), a kernel installed after the packages, the first of
+    them whose packaged headers build here, gets the module from DKMS
+    in the boot (that kernel's headers only)."""
+    def run(ctx):
+        pk = packages(ctx, kernel)
+        if not pk:
+            return
+        debs, distro = pk
+        name = "bridge-" + kernel
+        with _lock:	# make in the checkout, one at a time
+            built = make_module(ctx, kernel)
+        if not built:
+            ctx.fail(name, "module build for " + kernel)
+            return
+        built = prebuild(ctx, kernel, debs)
+        if not built:
+            return
+        env = {"IBPD_BRIDGE_BUILT": built,
+               "IBPD_BRIDGE_DISTRO": distro,
+               "IBPD_BRIDGE_DEBS": ctx.path(OUT, "install")}
+        for k in later:
+            d = kernel_dir(ctx, k)
+            if headers_run_here(d):
+                env["IBPD_BRIDGE_NEXT"] = d
+                break
+        boot(ctx, name, kernel, env, [])
+    return run
+
+
+def stage(ctx, debs):
+    """The .debs a user installs, in one directory (apt install ./*.deb)."""
+    d = ctx.path(OUT, "install")
+    os.makedirs(d, exist_ok=True)
+    for f in glob.glob(os.path.join(d, "*.deb")):
+        os.unlink(f)
+    for deb in debs:
+        os.link(deb, os.path.join(d, os.path.basename(deb)))
+
+
+def vm_test(ctx, kernel, test):
+    """make vm-test PACKAGES=1: TEST on kernel with the packages installed
+    and rxe0 up (bridge_vm.sh --run); one case if TEST prints no TAP."""
+    pk = packages(ctx, kernel)
+    if not pk:
+        return
+    if not make_module(ctx, kernel):
+        ctx.fail("vm-test", "module build for " + kernel)
+        return
+    built = prebuild(ctx, kernel, pk[0])
+    if not built:
+        return
+    if not boot(ctx, "vm-test", kernel, {
+            "IBPD_BRIDGE_BUILT": built,
+            "IBPD_BRIDGE_DEBS": ctx.path(OUT, "install")}, ["--run"] + test):
+        return
+    # bridge_vm.sh's setup prints no TAP of its own: TEST's is all there is
+    with open(ctx.tap_path("vm-test"), errors="replace") as f:
+        counts = tap.parse(f).counts
+    if counts == tap.Counts():
+        ctx.record("vm-test", tap.Counts(passed=1).totals(
+            "%s exited 0 with the bridge's packages" % test[0]), append=True)

@@ -1,0 +1,342 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+#
+# bridge_vm.sh [--run PROG [ARGS...]]: the bridge's packages on a stock
+# kernel, in the test VM (the "bridge" section of make check starts it with
+# scripts/vm/vm-run, ibpd.ko loaded, no rxe), whose root is a throw-away
+# overlay over the host's. What the host made comes in the environment:
+# IBPD_BRIDGE_DEBS, the .debs a user installs (rdma-core with the series,
+# libibpd1 for its provider ABI, ibpd-tools, ibpd-rxe-dkms, ibpd-siw-dkms);
+# IBPD_BRIDGE_BUILT, the DKMS packages' modules built on the host for this
+# kernel (NAME-VERSION.dkms.tar.gz, which the packages' postinst loads
+# from /usr/share/NAME-dkms instead of compiling under TCG);
+# IBPD_BRIDGE_DISTRO, an apt repository (a Packages index) of the
+# distribution's rdma-core, to go back to; IBPD_BRIDGE_NEXT, optional, the
+# cache of another kernel, installed after the packages (its headers only:
+# DKMS's kernel hook builds the module for it, here, under TCG).
+#
+# Lays out the stock kernel as its packages would (its RDMA and rxe
+# modules, its headers), installs the packages with apt as a user would
+# (apt install ./*.deb: no LD_LIBRARY_PATH, no RDMAV_DRIVERS), loads the
+# DKMS rdma_rxe and siw, brings up rxe0 and siw0 over dummy0 beside
+# ibpd0, and runs on the installed libibverbs: the seed contract
+# (seed_test, built against the distribution's libibverbs-dev) with
+# import expected on every device, rxe0 and siw0 checked against ibpd0;
+# the data-path demo on rxe0 (the packaged ibpd and ibpd-demo, built
+# against the distribution's libibverbs-dev); rdma-core's own tests from
+# python3-pyverbs (test_pd, test_mr, test_device, test_shared_pd) on
+# ibpd0, rxe0 and siw0 as pyverbs.expect says of the staged series;
+# ibpd0's verbs tests (dv_test, lifecycle_test) through the packaged
+# provider; `ibpd devices`. Then a kernel installed later gets the
+# module, and the way back: purge what the machine did not have, the
+# distribution's rdma-core with apt install PKG=VERSION: the stock
+# rdma_rxe again, import EOPNOTSUPP on rxe0 again, no file of the bridge
+# left.
+# kselftest TAP; exit status 0 when everything passed.
+#
+# --run PROG [ARGS...]: the same setup (packages installed, rxe0 up), then
+# PROG with ARGS in place of the tests (make vm-test PACKAGES=1); the
+# setup's cases are "# bridge:" comments, its first failure ends the run.
+set -uo pipefail
+
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+verbs=$top/selftests/verbs
+build=${IBPD_BUILD:-$top/build}
+
+[ -n "${IBPD_IN_VM:-}" ] ||
+	{ echo "$0: runs in the test VM (make check's bridge section, make vm-test PACKAGES=1)" >&2; exit 2; }
+# shellcheck source=selftests/tap.sh
+. "$top/selftests/tap.sh"
+run=()
+if [ "${1:-}" = --run ]; then
+	shift
+	[ $# -gt 0 ] || { echo "usage: $0 [--run PROG [ARGS...]]" >&2; exit 2; }
+	run=("$@")
+	# the setup's cases are no TAP of PROG's: comments, and the first
+	# failure ends the run
+	ok() {
+		if [ "$1" = 0 ]; then
+			echo "# bridge: $2"
+		else
+			echo "# bridge: failed: $2"
+			sed 's/^/#   /' "$tap_out" | tail -n 40
+			exit 1
+		fi
+	}
+fi
+kver=$(uname -r)
+kcache=$IBPD_KERNEL_DIR
+m=/lib/modules/$kver
+ma=$(gcc -print-multiarch)
+tap_out=$(mktemp)
+debs=("$IBPD_BRIDGE_DEBS"/*.deb)
+
+# shellcheck source=selftests/vm/apt_offline.sh
+. "$top/selftests/vm/apt_offline.sh"
+
+# What a package or DKMS could leave behind, as deb_vm.sh looks (the
+# kernel's own modules and headers, DKMS's signing key and what dpkg
+# writes of itself aside).
+files() {
+	find /etc /usr/bin /usr/sbin /usr/src /usr/include/infiniband /usr/include/rdma \
+		/usr/lib/"$ma" /usr/lib/python3/dist-packages /usr/share/doc \
+		/usr/share/man/man1 /usr/share/man/man3 /usr/share/man/man7 \
+		/var/lib/dkms /lib/modules /lib/udev /lib/systemd \
+		-path "$m/kernel" -prune -o -path "$m/build" -prune -o \
+		-path "/usr/src/linux-headers-$kver" -prune -o \
+		-path '/var/lib/dkms/mok.*' -prune -o -path '*/__pycache__' -prune -o \
+		-path /etc/ld.so.cache -prune -o -print 2> /dev/null | sort
+}
+
+# The stock kernel as its packages lay it out: its RDMA core and rxe with
+# what they need (modprobe --show-depends in its modules.dep), dummy, and
+# its headers (DKMS builds against /lib/modules/KVER/build). Only those:
+# depmod over all 4000 modules reads 380 MB through 9p.
+[ ${#run[@]} -gt 0 ] || echo "TAP version 13"
+echo "# bridge: kernel $kver, packages ${#debs[@]} in $IBPD_BRIDGE_DEBS"
+[ -e /dev/fd ] || ln -s /proc/self/fd /dev/fd
+rm -f /var/lib/man-db/auto-update	# man-db's trigger: minutes under TCG
+mkdir -p "$m"
+for mod in ib_uverbs rdma_rxe siw dummy crc32_generic libcrc32c; do
+	modprobe -d "$kcache/root" -S "$kver" --show-depends "$mod" 2> /dev/null
+done | awk '$1 == "insmod" { print $2 }' | sort -u |
+while read -r f; do
+	rel=${f#"$kcache"/root}
+	mkdir -p "$(dirname "$rel")"
+	cp -a "$f" "$rel"
+done
+cp -a "$kcache/root$m"/modules.order "$kcache/root$m"/modules.builtin* "$m/"
+depmod "$kver"
+headers() {	# headers KCACHE KVER: as linux-headers-KVER lays them out
+	local h
+	for h in "$1"/root/usr/src/linux-*; do
+		[ -e "/usr/src/${h##*/}" ] && continue
+		ln -s "$h" /usr/src/
+		echo "/usr/src/${h##*/}" >> /tmp/headers.linked
+	done
+	mkdir -p "/lib/modules/$2"
+	ln -sfn "/usr/src/linux-headers-$2" "/lib/modules/$2/build"
+}
+headers "$kcache" "$kver"
+[ -f "$m/build/Makefile" ] && modinfo -n rdma_rxe | grep -q "^$m/kernel/"
+ok $? "kernel $kver: its RDMA modules and headers laid out; modprobe finds the stock rdma_rxe ($(modinfo -n rdma_rxe 2>&1))"
+files > /tmp/files.before
+installed_before=$(dpkg-query -W -f='${db:Status-Abbrev} ${Package} ${Version}\n' 2> /dev/null |
+	awk '$1 ~ /^ii/ { print $2, $3 }' | sort)
+
+# The host's builds of the DKMS packages' modules, where their postinst
+# looks (TARBALL_ROOT): NAME-VERSION.dkms.tar.gz in /usr/share/NAME-dkms.
+for t in "$IBPD_BRIDGE_BUILT"/*.dkms.tar.gz; do
+	[ -e "$t" ] || continue
+	n=${t##*/}
+	n=${n%.dkms.tar.gz}
+	mkdir -p "/usr/share/${n%-*}-dkms"
+	cp "$t" "/usr/share/${n%-*}-dkms/"
+done
+
+t=$SECONDS
+apt_get install "${debs[@]}" > "$tap_out"
+rc=$?
+cat "$tap_out"
+echo "# apt install ./*.deb: $((SECONDS - t)) s"
+bad=
+for d in "${debs[@]}"; do
+	p=$(dpkg-deb -f "$d" Package) v=$(dpkg-deb -f "$d" Version)
+	[ "$(dpkg-query -W -f='${db:Status-Abbrev}${Version}' "$p" 2> /dev/null)" = "ii $v" ] ||
+		bad="$bad $p"
+done
+[ $rc = 0 ] && [ -z "$bad" ]
+ok $? "apt install ./*.deb: every package of the bridge at its version (${#debs[@]} packages)${bad:+; not:$bad}"
+# the host's builds, loaded by the postinst: nothing compiled here
+n=$(find "$IBPD_BRIDGE_BUILT" -name '*.dkms.tar.gz' | wc -l)
+[ "$n" -gt 0 ] && [ "$(grep -c 'Loading tarball for ' "$tap_out")" = "$n" ] &&
+	! grep -q 'Building module' "$tap_out"
+ok $? "DKMS: the postinst loaded the host's $n builds (dkms ldtarball), compiled nothing"
+for t in /usr/share/*-dkms/*.dkms.tar.gz; do rm -f "$t"; done
+
+# The DKMS rdma_rxe: installed for this kernel by the postinst, the one
+# modprobe loads, saying what it is.
+dkms status > "$tap_out" 2>&1
+grep -q "rxe.*$kver.*: installed" "$tap_out" &&
+	case $(modinfo -n rdma_rxe) in "$m/updates/dkms/rdma_rxe.ko"*) ;; *) false ;; esac
+ok $? "DKMS: rdma_rxe installed for $kver in updates/dkms: $(modinfo -n rdma_rxe 2>&1)"
+rxever=$(modinfo -F version rdma_rxe 2> /dev/null)
+echo "# modinfo -F version rdma_rxe: $rxever"
+[[ $rxever == *import* ]]
+ok $? "modinfo rdma_rxe: a version that names import ($rxever)"
+
+modprobe -q crc32_generic 2> /dev/null
+{ modprobe rdma_rxe && modprobe dummy &&
+	{ ip link show dummy0 || ip link add dummy0 type dummy; } &&
+	ip link set dummy0 up && rdma link add rxe0 type rxe netdev dummy0; } > "$tap_out" 2>&1 &&
+	[ -n "$rxever" ] && [ "$(cat /sys/module/rdma_rxe/version 2> /dev/null)" = "$rxever" ]
+ok $? "modprobe rdma_rxe loads the DKMS module; rxe0 over dummy0 beside ibpd0"
+
+# siw, which Debian's kernels do not build, where a package of the bridge
+# brings it: siw0 over the same dummy0.
+want="ibpd0 rxe0"
+if dpkg-query -W -f='${db:Status-Abbrev}' ibpd-siw-dkms 2> /dev/null | grep -q '^ii'; then
+	want="ibpd0 rxe0 siw0"
+	siwver=$(modinfo -F version siw 2> /dev/null)
+	case $(modinfo -n siw 2> /dev/null) in "$m/updates/dkms/siw.ko"*) true ;; *) false ;; esac &&
+		[[ $siwver == *import* ]] &&
+		{ modprobe siw && rdma link add siw0 type siw netdev dummy0; } > "$tap_out" 2>&1
+	ok $? "modprobe siw loads the DKMS module ($siwver); siw0 over dummy0"
+fi
+
+if [ ${#run[@]} -gt 0 ]; then
+	# a name of the tests (as run_one.sh, but on the installed
+	# libibverbs: nothing in the environment), else of PATH (ibpd)
+	case ${run[0]} in
+	*/*) ;;
+	*)
+		for p in "$build/selftests/${run[0]}" "$build/selftests/stress/${run[0]}" \
+			 "$top/selftests/${run[0]}" "$build/provider/${run[0]}"; do
+			[ -f "$p" ] && [ -x "$p" ] && { run[0]=$p; break; }
+		done
+		;;
+	esac
+	unset LD_LIBRARY_PATH RDMAV_DRIVERS
+	echo "# make vm-test PACKAGES=1: ${run[*]}"
+	exec "${run[@]}"
+fi
+
+# Everything below on the installed libibverbs: no LD_LIBRARY_PATH, no
+# RDMAV_DRIVERS.
+echo "# bridge: the tests from $SECONDS s in the guest"
+unset LD_LIBRARY_PATH RDMAV_DRIVERS
+devs=$(ibv_devices 2>&1 | awk 'NR > 2 { print $1 }' | sort | paste -sd' ')
+[ "$devs" = "$want" ]
+ok $? "the installed libibverbs sees $want ($devs)"
+ibpd devices -j > "$tap_out" 2>&1
+/usr/bin/python3 -c '
+import json, sys
+d = {r["device"]: r for r in json.load(open(sys.argv[1]))["devices"]}
+sys.exit(not (d["rxe0"]["pd_import"] and d["ibpd0"]["pd_import"] and
+              d["ibpd0"]["ibpd"] and not d["rxe0"]["ibpd"]))
+' "$tap_out"
+ok $? "ibpd devices: rxe0 and ibpd0 import PDs"
+sed 's/^/# /' "$tap_out"
+
+# The seed contract, with import expected on rxe0 as on the patched
+# kernel; the same cases and results on rxe0 as on ibpd0.
+IBPD_TEST_IMPORT_ALL=1 "$build/provider/seed_test" > /tmp/seed.tap 2>&1
+rc=$?
+sed 's/^/# /' /tmp/seed.tap
+ok $rc "seed_test (built against the distribution's libibverbs-dev) on $want, import expected on all"
+for dev in ${want#ibpd0 }; do
+	"$top/selftests/vm/rxe_diff.sh" /tmp/seed.tap ibpd0 "$dev" > "$tap_out" 2>&1
+	grep -q '^ok ' "$tap_out" && grep -q ', 0 without import)' "$tap_out"
+	ok $? "$dev against ibpd0 (seed contract differential, none without import)"
+	sed 's/^/# /' "$tap_out"
+done
+
+# The data path through imported objects: the packaged tool and the one
+# built against the distribution's libibverbs-dev.
+for tool in /usr/bin/ibpd "$build/ibpd-demo"; do
+	timeout 300 "$tool" --device rxe0 demo > "$tap_out" 2>&1 &&
+		grep -q 'demo complete (RDMA WRITE, READ and SEND' "$tap_out"
+	ok $? "${tool##*/} --device rxe0 demo: a QP on the imported PD, RDMA WRITE, READ and SEND through the imported MR"
+	sed 's/^/# /' "$tap_out"
+done
+
+# rdma-core's own tests, as python3-pyverbs installs them, against what
+# pyverbs.expect says of the staged series. Debian's packaging compresses
+# the larger ones (dh_compress, as bookworm's 44.0-2 does): a copy,
+# uncompressed, as a user runs them.
+tests=/tmp/rdma-core-tests
+cp -r /usr/share/doc/rdma-core/tests "$tests" && gunzip -f "$tests"/*.py.gz
+for dev in $want; do
+	/usr/bin/python3 "$verbs/pyverbs_run.py" "$tests" --dev "$dev" \
+		test_pd test_mr test_device test_shared_pd \
+		> "/tmp/pyverbs-$dev" 2> "/tmp/pyverbs-$dev.log"
+	"$verbs/pyverbs_diff.py" "$verbs/pyverbs.expect" "/tmp/pyverbs-$dev" \
+		staged "$dev" > "$tap_out" 2>&1
+	rc=$?
+	sed 's/^/# /' "$tap_out"
+	[ $rc = 0 ] || { sed -n 's/^RESULT /# RESULT /p' "/tmp/pyverbs-$dev"; tail -n 20 "/tmp/pyverbs-$dev.log" | sed 's/^/# /'; }
+	ok $rc "python3-pyverbs' tests on $dev as pyverbs.expect says of the staged series ($(grep -c '^RESULT .* pass$' "/tmp/pyverbs-$dev") passed, $(grep -c '^RESULT .* skip' "/tmp/pyverbs-$dev") skipped)"
+done
+tc=tests.test_shared_pd.SharedPDTestCase.test_imported_pd_traffic_other_process
+grep -qx "RESULT $tc pass" /tmp/pyverbs-rxe0
+ok $? "rxe0: $tc passes"
+
+# ibpd0 through the packaged provider: the DV API and the lifecycle.
+for t in dv_test lifecycle_test; do
+	IBPD_TEST_DEV=ibpd0 "$build/provider/$t" > "$tap_out" 2>&1
+	ok $? "$t on the installed libibverbs and libibpd1"
+	grep -E '^# Totals|^not ok' "$tap_out" | sed 's/^/#   /'
+done
+
+# A kernel installed after the packages: DKMS's hook on its headers
+# builds and installs the module for it.
+if [ -n "${IBPD_BRIDGE_NEXT:-}" ]; then
+	nver=$(cat "$IBPD_BRIDGE_NEXT/kver")
+	: > /tmp/headers.linked	# its links alone, taken away at the end
+	headers "$IBPD_BRIDGE_NEXT" "$nver"
+	t=$SECONDS
+	/etc/kernel/header_postinst.d/dkms "$nver" > "$tap_out" 2>&1
+	rc=$?
+	echo "# DKMS for $nver (its headers installed): $((SECONDS - t)) s"
+	[ $rc = 0 ] && ls "/lib/modules/$nver/updates/dkms/rdma_rxe.ko"* >> "$tap_out" 2>&1
+	ok $? "a kernel installed later ($nver): DKMS builds and installs rdma_rxe for it"
+else
+	skip "a kernel installed later: no second kernel given"
+fi
+
+# The way back: purge the DKMS package, the distribution's rdma-core with
+# apt install PKG=VERSION, the rest of ours purged.
+echo "# bridge: the way back from $SECONDS s in the guest"
+t=$SECONDS
+rdma link delete rxe0 && rmmod rdma_rxe
+[ ! -e /sys/class/infiniband/siw0 ] || { rdma link delete siw0 && rmmod siw; }
+printf 'deb [trusted=yes] file:%s ./\n' "$IBPD_BRIDGE_DISTRO" > "$apt_lists.list"
+apt_get update > /dev/null
+back=() purge=()
+for d in "${debs[@]}"; do
+	p=$(dpkg-deb -f "$d" Package)
+	v=$(awk -v p="$p" '$1 == p { print $2 }' <<< "$installed_before")
+	if [ -n "$v" ]; then back+=("$p=$v"); else purge+=("$p"); fi
+done
+apt_get purge "${purge[@]}" > "$tap_out" && apt_get install --allow-downgrades "${back[@]}" >> "$tap_out"
+ok $? "back: apt purge ${purge[*]}; apt install ${back[*]}"
+echo "# apt purge, apt install: $((SECONDS - t)) s"
+installed_after=$(dpkg-query -W -f='${db:Status-Abbrev} ${Package} ${Version}\n' 2> /dev/null |
+	awk '$1 ~ /^ii/ { print $2, $3 }' | sort)
+[ "$installed_after" = "$installed_before" ]
+ok $? "back: the installed packages and versions as before the bridge"
+{ modprobe rdma_rxe && rdma link add rxe0 type rxe netdev dummy0; } > "$tap_out" 2>&1 &&
+	modinfo -n rdma_rxe | grep -q "^$m/kernel/" &&
+	[ ! -e /sys/module/rdma_rxe/version ]
+ok $? "back: modprobe loads the stock rdma_rxe ($(modinfo -n rdma_rxe 2>&1))"
+# The seed contract as on a stock system (run_verbs.sh): bookworm's
+# rdma-core has no generic import, every import on rxe0 is EOPNOTSUPP;
+# ibpd0 through the provider of its ABI, uninstalled (the bridge's
+# libibpd1 is gone).
+abi=$("$top/scripts/build/provider-abi")
+LD_LIBRARY_PATH=$build/provider/abi$abi RDMAV_DRIVERS=$build/provider/abi$abi/libibpd \
+	"$build/provider/seed_test" > /tmp/seed-back.tap 2>&1
+rc=$?
+grep -E '^# Totals|^not ok' /tmp/seed-back.tap | sed 's/^/#   /'
+"$top/selftests/vm/rxe_diff.sh" /tmp/seed-back.tap ibpd0 rxe0 > "$tap_out" 2>&1
+[ $rc = 0 ] && grep -q '^ok ' "$tap_out" && ! grep -q ', 0 without import)' "$tap_out"
+ok $? "back: seed_test on the distribution's rdma-core: import EOPNOTSUPP on rxe0, the rest as on ibpd0"
+sed 's/^/# /' "$tap_out"
+# DKMS's modules gone from every kernel (the later one's too), then that
+# kernel's headers, which were no package's
+! ls /lib/modules/*/updates/dkms/* > "$tap_out" 2>&1
+ok $? "back: no module in /lib/modules/*/updates/dkms"
+sed 's/^/# /' "$tap_out"
+if [ -n "${IBPD_BRIDGE_NEXT:-}" ]; then
+	rm -rf "/lib/modules/$nver"
+	xargs -r rm -f < /tmp/headers.linked
+fi
+files > /tmp/files.after
+diff -U 0 /tmp/files.before /tmp/files.after | grep '^[-+]/' > "$tap_out"
+[ ! -s "$tap_out" ] && ! ls "$m"/updates/* > /dev/null 2>&1 &&
+	! dpkg -S /etc/libibverbs.d/ibpd.driver > /dev/null 2>&1 &&
+	! dpkg-query -W -f='${Conffiles}' ibverbs-providers | grep -q obsolete
+ok $? "back: no file of the bridge left (dpkg, /lib/modules/$kver/updates, /etc/libibverbs.d; no obsolete conffile)"
+sed 's/^/# /' "$tap_out"
+echo "# bridge: $SECONDS s in the guest"
+tap_totals
