@@ -131,7 +131,7 @@ git -C "$top" ls-files -z -co --exclude-standard |
 sed -i 's/^VERSION\([[:space:]]*\):=.*/VERSION\1:= 9.9.9/' "$tmp/tree/Makefile"
 (cd "$tmp/tree" && dpkg-buildpackage -us -uc -b) > "$tmp/out" 2>&1
 rc=$?
-[ $rc != 0 ] && grep -q "debian/changelog says $version, the Makefile's VERSION is 9.9.9" "$tmp/out"
+[ $rc != 0 ] && grep -q "debian/changelog says $version, the packages of the Makefile's VERSION for this libibverbs are 9.9.9" "$tmp/out"
 ok $? "a Makefile VERSION (9.9.9) debian/changelog does not repeat stops the build (exit $rc)"
 
 # The second version, for the upgrade: the last number of this one plus 1.
