@@ -33,10 +33,10 @@ def cache(ctx, *parts):
         capture_output=True, text=True).stdout.strip(), *parts)
 
 
-def build(ctx):
+def build(ctx, lint=True):
     """make bridge; the .debs a user installs (every package built but the
-    debug symbols), or
-    None when it failed (a failed case, its log's tail shown)."""
+    debug symbols), or None when it failed (a failed case, its log's
+    tail shown). lint: lintian on what it built too (lintian())."""
     log = os.path.join(ctx.out, "bridge-build.log")
     with open(log, "w") as f:
         rc = subprocess.run(["make", "-s", "-C", ctx.top, "bridge"],
@@ -55,7 +55,8 @@ def build(ctx):
         if not any(os.path.dirname(d) == ctx.path(OUT, b) for d in debs):
             ctx.fail("bridge", "make bridge: no package in %s/%s" % (OUT, b))
             return None
-    lintian(ctx)
+    if lint:
+        lintian(ctx)
     return debs
 
 
@@ -194,7 +195,7 @@ _lock = threading.Lock()
 _packages = {}
 
 
-def packages(ctx, kernel):
+def packages(ctx, kernel, lint=True):
     """make bridge, the distribution's repository and the staged .debs,
     once a run whichever kernel's section comes first (the two lanes
     take them side by side; the second waits): (debs, distro), or None
@@ -203,7 +204,7 @@ def packages(ctx, kernel):
     with _lock:
         if ctx.out not in _packages:
             _packages[ctx.out] = None	# failed, unless it gets through
-            debs = build(ctx)
+            debs = build(ctx, lint)
             if debs:
                 distro = distro_repo(ctx, debs)
                 stage(ctx, debs)
@@ -268,7 +269,7 @@ def stage(ctx, debs):
 def vm_test(ctx, kernel, test):
     """make vm-test PACKAGES=1: TEST on kernel with the packages installed
     and rxe0 up (bridge_vm.sh --run); one case if TEST prints no TAP."""
-    pk = packages(ctx, kernel)
+    pk = packages(ctx, kernel, lint=False)
     if not pk:
         return
     if not make_module(ctx, kernel):

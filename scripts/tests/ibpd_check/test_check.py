@@ -451,7 +451,8 @@ class Bridge(unittest.TestCase):
                 "/top/out/bridge/rxe/ibpd-rxe-dkms.deb"]
         self.built = []
         with mock.patch.object(bridge, "build",
-                               lambda ctx: self.built.append(1) or debs), \
+                               lambda ctx, lint: self.built.append(lint)
+                               or debs), \
                 mock.patch.object(bridge, "distro_repo",
                                   lambda ctx, d: "/distro"), \
                 mock.patch.object(bridge, "prebuild",
@@ -481,7 +482,7 @@ class Bridge(unittest.TestCase):
         ctx = self.Ctx()
         for s in self.sections():
             s.run(ctx)
-        self.assertEqual(self.built, [1])
+        self.assertEqual(self.built, [True])
         self.assertEqual([n for n, _ in ctx.steps],
                          ["bridge-6.1", "bridge-6.12", "bridge-7"])
         for (name, argv), env in zip(ctx.steps, ctx.envs):
@@ -510,10 +511,10 @@ class Bridge(unittest.TestCase):
         boot."""
         ctx = self.Ctx()
         with mock.patch.object(bridge, "build",
-                               lambda ctx: self.built.append(1)):
+                               lambda ctx, lint: self.built.append(lint)):
             for s in self.sections():
                 s.run(ctx)
-        self.assertEqual(self.built, [1])
+        self.assertEqual(self.built, [True])
         self.assertEqual(ctx.steps, [])
         self.assertEqual([n for n, _ in ctx.failed],
                          ["bridge-6.12", "bridge-7"])
@@ -528,6 +529,7 @@ class Bridge(unittest.TestCase):
                                 "--run", "ibpd", "--device", "rxe0",
                                 "demo"])
         self.assertNotIn("IBPD_BRIDGE_DISTRO", ctx.envs[0])
+        self.assertEqual(self.built, [False])	# no lintian
 
 
 class TapResult(unittest.TestResult):
