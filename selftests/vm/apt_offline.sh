@@ -4,15 +4,15 @@
 # apt_offline.sh, sourced by the guest halves that install packages
 # (deb_vm.sh, bridge_vm.sh): apt_get ARGS... runs apt-get offline, as
 # everything else is installed: a private, empty list directory
-# ($apt_lists; bookworm's lists, 9 s an apt-get to read under TCG) and the
+# ($apt_lists; bookworm's lists are slow to read under TCG) and the
 # sources of $apt_lists.list only (none until a caller writes one
 # there, e.g. a local repository): apt knows the installed packages and
 # the .debs it is given. Each line of its output with the seconds since
 # the start when it was written (DKMS writes a step's line when the step
 # ends). Without debconf's pre-configuration (/etc/apt/apt.conf.d/
-# 70debconf's hook, 5-8 s an apt-get under TCG): our packages have no
-# debconf templates, and the noninteractive frontend would ask nothing of
-# those they depend on.
+# 70debconf's hook, slow too): our packages have no debconf templates,
+# and the noninteractive frontend would ask nothing of those they depend
+# on. What each costs: Documentation/testing.rst, "Run times".
 
 apt_lists=$(mktemp -d)
 mkdir "$apt_lists/partial"

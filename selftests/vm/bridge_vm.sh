@@ -95,7 +95,7 @@ files() {
 [ ${#run[@]} -gt 0 ] || echo "TAP version 13"
 echo "# bridge: kernel $kver, packages ${#debs[@]} in $IBPD_BRIDGE_DEBS"
 [ -e /dev/fd ] || ln -s /proc/self/fd /dev/fd
-rm -f /var/lib/man-db/auto-update	# man-db's trigger: minutes under TCG
+rm -f /var/lib/man-db/auto-update	# man-db's trigger: slow under TCG
 mkdir -p "$m"
 for mod in ib_uverbs rdma_rxe siw dummy crc32_generic libcrc32c; do
 	modprobe -d "$kcache/root" -S "$kver" --show-depends "$mod" 2> /dev/null

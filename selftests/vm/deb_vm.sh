@@ -40,8 +40,8 @@ case_() {	# case_ STATUS DESC: the output of the case, then its line
 # on its first build for every module, is DKMS's and stays. /usr/include
 # and /usr/share/doc, where only dpkg puts our files and nothing else
 # writes, at their top level (a directory left behind shows there) but for
-# the two our headers go to: walked whole over 9p they were 21 to 27 s of
-# files()' 33 to 40 s under TCG.
+# the two our headers go to: walked whole over 9p they were most of
+# files()' time (Documentation/testing.rst, "Run times").
 files() {
 	{
 		find /etc /usr/bin /usr/src /usr/include/infiniband \
