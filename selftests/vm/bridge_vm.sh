@@ -41,12 +41,14 @@ set -uo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 verbs=$top/selftests/verbs
-build=${IBPD_BUILD:-$top/build}
 
 [ -n "${IBPD_IN_VM:-}" ] ||
 	{ echo "$0: runs in the test VM (make check's bridge section, make vm-test PACKAGES=1)" >&2; exit 2; }
 # shellcheck source=selftests/tap.sh
 . "$top/selftests/tap.sh"
+dir=$top/selftests/vm
+# shellcheck source=selftests/vm/lib.sh
+. "$dir/lib.sh"	# test_program
 run=()
 if [ "${1:-}" = --run ]; then
 	shift
@@ -187,15 +189,7 @@ fi
 if [ ${#run[@]} -gt 0 ]; then
 	# a name of the tests (as run_one.sh, but on the installed
 	# libibverbs: nothing in the environment), else of PATH (ibpd)
-	case ${run[0]} in
-	*/*) ;;
-	*)
-		for p in "$build/selftests/${run[0]}" "$build/selftests/stress/${run[0]}" \
-			 "$top/selftests/${run[0]}" "$build/provider/${run[0]}"; do
-			[ -f "$p" ] && [ -x "$p" ] && { run[0]=$p; break; }
-		done
-		;;
-	esac
+	run[0]=$(test_program "${run[0]}")
 	unset LD_LIBRARY_PATH RDMAV_DRIVERS
 	# the verbs tests' word for what the packages make true: import
 	# works on every device (seed_test expects EOPNOTSUPP on rxe0 else)

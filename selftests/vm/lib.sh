@@ -64,3 +64,21 @@ run_kselftests() {
 	grep -q '^ok ' "$out" || rc=1
 	rm -f "$out" "$out.rc"
 }
+
+# test_program PROG: the path of the test program PROG names: itself
+# when it has a "/", else the first of a kselftest program
+# (build/selftests/PROG, build/selftests/stress/PROG), a kselftest script
+# (selftests/PROG) and a verbs test (build/provider/PROG) that is there;
+# PROG itself when none is.
+test_program() {
+	case $1 in
+	*/*) ;;
+	*)
+		for p in "$build/selftests/$1" "$build/selftests/stress/$1" \
+			 "$dir/../$1" "$build/provider/$1"; do
+			[ -f "$p" ] && [ -x "$p" ] && { echo "$p"; return; }
+		done
+		;;
+	esac
+	echo "$1"
+}

@@ -18,18 +18,8 @@ dir=$(cd "$(dirname "$0")" && pwd)
 [ -n "${IBPD_IN_VM:-}" ] ||
 	{ echo "$0: run me in the test VM: make vm-test TEST=\"PROG [ARGS]\"" >&2; exit 2; }
 [ $# -gt 0 ] || { echo "usage: $0 PROG [ARGS...]" >&2; exit 2; }
-prog=$1
+prog=$(test_program "$1")
 shift
-
-case $prog in
-*/*) ;;
-*)
-	for p in "$build/selftests/$prog" "$build/selftests/stress/$prog" \
-		 "$dir/../$prog" "$build/provider/$prog"; do
-		[ -f "$p" ] && [ -x "$p" ] && { prog=$p; break; }
-	done
-	;;
-esac
 if [ ! -f "$prog" ] || [ ! -x "$prog" ]; then
 	echo "run_one.sh: no test program '$prog'" >&2
 	exit 127
