@@ -161,7 +161,9 @@ def distro_repo(ctx, debs):
     if missing:
         ctx.lane.print("# the distribution's packages, for the way back: "
                        "apt-get download " + " ".join(missing))
-        subprocess.run(["apt-get", "download", "-q"] + missing, cwd=d,
+        # as root into the cache (apt's _apt cannot write there)
+        subprocess.run(["apt-get", "download", "-q", "-o",
+                        "APT::Sandbox::User=root"] + missing, cwd=d,
                        check=True, stdout=subprocess.DEVNULL)
     with open(os.path.join(d, "Packages"), "w") as f:
         subprocess.run(["dpkg-scanpackages", "-m", "."], cwd=d, check=True,
