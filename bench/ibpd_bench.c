@@ -35,7 +35,7 @@
  *   4 KiB, and RC QP creation, through a context, PD and MR imported from
  *   the process's own file against the same through the originals, in the
  *   same rounds (skipped, with the reason, where rxe imports nothing:
- *   scripts/tests/bench runs it again where it does).
+ *   scripts/tests/ibpd_check/bench.py runs it again where it does).
  *
  * How: the bench runs pinned to one vCPU and times with that vCPU's TSC
  * (qemu TCG gives the host's: some 10 ns to read, where the guest's
@@ -53,14 +53,14 @@
  * throughput of processes in rounds as well, each process stamping the
  * completion of its ops: the gaps the host left in a vCPU's progress are
  * left out the same way. The kernel (nokaslr) and the bench (setarch -R)
- * run at the same addresses in every run: scripts/tests/bench.
+ * run at the same addresses in every run: scripts/tests/ibpd_check/bench.py.
  *
  * Environment: IBPD_BENCH_MAX_LIVE (default 1000000) caps the scale test,
  * IBPD_BENCH_QUICK=1 makes every measurement short (for a smoke test),
  * IBPD_BENCH_GROUPS=datapath runs the data path group alone,
  * IBPD_BENCH_ROUNDS and IBPD_BENCH_BATCH_US override the rounds of a
  * group and the length of a batch; IBPD_BENCH_CLOCK names the clock
- * the VM gives (scripts/tests/bench: "icount", guest instructions, or
+ * the VM gives (scripts/tests/ibpd_check/bench.py: "icount", guest instructions, or
  * "host"), for the report.
  */
 
@@ -1618,7 +1618,7 @@ int main(void)
 	       OUTLIER_MIN_NS / 1000, kaslr() ? "true" : "false",
 	       personality(0xffffffff) & ADDR_NO_RANDOMIZE ? "false" : "true");
 
-	/* the data path group alone, where rxe imports: scripts/tests/bench */
+	/* the data path group alone, where rxe imports: scripts/tests/ibpd_check/bench.py */
 	if (groups && !strcmp(groups, "datapath")) {
 		dev_open(&rxe, "rxe0");
 		bench_datapath(&rxe);

@@ -78,8 +78,8 @@ python3 "$top/bench/report.py" "$here/logs/bench-short.log" "$tmp/rec" > "$tmp/o
 ok $? "report: the recorded short run, every target judged by its interval"
 make -s -C "$top" module lib build/bench/ibpd_bench > "$tmp/out" 2>&1 &&
 	IBPD_BENCH_QUICK=1 IBPD_BENCH_MAX_LIVE=1000 IBPD_BENCH_OUT=$tmp/bench \
-	IBPD_BENCH_IMPORT=0 \
-	"$top/scripts/tests/bench" >> "$tmp/out" 2>&1
+	IBPD_BENCH_IMPORT=0 IBPD_CHECK_OUT=$tmp/check \
+	"$top/scripts/tests/check" bench >> "$tmp/out" 2>&1
 ok $? "a short make bench runs in the VM and reports"
 
 grep -q '^per-op cost' "$tmp/bench/report.txt" 2> "$tmp/out" &&

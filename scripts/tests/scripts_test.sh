@@ -58,8 +58,11 @@ for s in warning oops kasan lockdep kmemleak; do
 	expect_rc 1 "splat-check: $s is a splat" "$top/scripts/vm/splat-check" "$here/logs/$s.log"
 done
 
-# soak-report RAW OUT VM_STATUS SPLAT_STATUS TARGETS
-soak() { "$top/scripts/tests/soak-report" "$here/logs/$1" "$tmp/soak" "$2" "$3" "$4"; }
+# make soak's report (ibpd_check/soak.py): RAW OUT VM_STATUS SPLAT_STATUS TARGETS
+soak() {
+	PYTHONPATH=$here /usr/bin/python3 -m ibpd_check.soak "$here/logs/$1" \
+		"$tmp/soak" "$2" "$3" "$4"
+}
 mkdir -p "$tmp/soak"
 expect_rc 0 "soak-report: a clean short run passes" soak soak-pass.log 0 0 0
 [ -s "$tmp/soak/soak.png" ] && python3 -c 'import json, sys

@@ -22,7 +22,7 @@
  * prints the last guided corpus as
  * "IBPD-KCOV-CORPUS <hex>" lines (the VM's disk is not the host's: the
  * runner keeps them). The ranges come from IBPD_KCOV_CORE ("START-END,...",
- * hex: the text of ib_core and ib_uverbs, scripts/tests/kcov-fuzz) and from the
+ * hex: the text of ib_core and ib_uverbs, scripts/tests/ibpd_check/kcov.py) and from the
  * ibpd module's sections; kselftest TAP.
  */
 

@@ -22,7 +22,7 @@
  * with every process gone, every ibpd device must hold no PD and no MR.
  * Progress goes to the TAP stream once a minute; "IBPD-SOAK-SAMPLE {json}"
  * lines every 10 s and one "IBPD-SOAK {json}" line at the end carry the
- * figures (ops by kind, errnos by kind, events, peaks) for scripts/tests/soak.
+ * figures (ops by kind, errnos by kind, events, peaks) for scripts/tests/ibpd_check/soak.py.
  */
 
 #include <pthread.h>

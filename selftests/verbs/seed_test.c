@@ -15,7 +15,7 @@
  * the variant of that device. siw0, where there is one, is like rxe0.
  * IBPD_TEST_IMPORT_ALL=1 expects import to work on every device: a kernel
  * whose QUERY_CONTEXT answers for drivers without query_ucontext(), and an
- * rdma-core with the generic import (scripts/upstream/upstream-proof). Its
+ * rdma-core with the generic import (make upstream-proof). Its
  * PD import calls no kernel method: on rxe0 and siw0 a handle that names no
  * PD is imported unchecked, and the first verb that uses the PD fails with
  * ENOENT, where ibpd0 refuses the import with ENOENT. A failed import

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 #
-# Runs inside the debug VM (CONFIG_KCOV), for scripts/tests/kcov-fuzz: the
+# Runs inside the debug VM (CONFIG_KCOV), for scripts/tests/ibpd_check/kcov.py: the
 # coverage-guided fuzzer against the blind one, IBPD_KCOV_SECONDS (default
 # 45) each, then on from the kept corpus (IBPD_KCOV_CORPUS, a file of
 # calls, when it exists); kselftest TAP. IBPD_KCOV_CORE gives the text of

@@ -1,26 +1,26 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 #
-# run_proof.sh: upstream-proof's part in the test VM
-# (scripts/upstream/upstream-proof starts it with scripts/vm/vm-run, with
-# IBPD_PROOF=upstream on the upstream-kernel's stock image with the patched
-# modules, or IBPD_PROOF=stock on a stock kernel, IBPD_PROOF_KSFT=1 on that
-# same stock kernel: scripts/matrix.conf). What the host built comes in the
-# environment: IBPD_RDMA_CORE (rdma-core with the staged series),
+# run_proof.sh: the upstream proof's part in the test VM
+# (scripts/tests/ibpd_check/proof.py boots it, with IBPD_PROOF=upstream on
+# the upstream-kernel's stock image with the patched modules, or
+# IBPD_PROOF=stock on a stock kernel, IBPD_PROOF_KSFT=1 on that same stock
+# kernel: scripts/matrix.conf). What the host built comes in the
+# environment: IBPD_PROOF_NEW_KSFT (the series' own rdma kselftests, one
+# per driver), IBPD_RDMA_CORE (rdma-core with the staged series),
 # IBPD_RDMA_CORE_NODB (the same less rxe's and siw's doorbell patches),
 # IBPD_PROVIDER (ibpd's provider for it), IBPD_KSFT (the rdma kselftests,
-# installed with their runner); seed_test is upstream-proof's build, in
+# installed with their runner); seed_test is the proof's build, in
 # out/upstream-proof. ibpd0 exists (the module's); rxe0 and siw0 are made
 # over dummy0. kselftest TAP; exit status 0 when everything passed.
 set -uo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 b=$top/out/upstream-proof
-# the series' own kselftests, one per driver
-newtests="rxe_shared_ucontext.sh siw_shared_ucontext.sh"
 
 [ -n "${IBPD_IN_VM:-}" ] ||
-	{ echo "$0: runs in the test VM, started by scripts/upstream/upstream-proof" >&2; exit 2; }
+	{ echo "$0: runs in the test VM, started by make upstream-proof" >&2; exit 2; }
+newtests=${IBPD_PROOF_NEW_KSFT:?the new kselftests of the series, from the host}
 
 # shellcheck source=selftests/tap.sh
 . "$top/selftests/tap.sh"

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 #
-# Runs inside the debug VM for make soak (scripts/tests/soak): the
+# Runs inside the debug VM for make soak (scripts/tests/ibpd_check/soak.py): the
 # matrix's boot-soak-programs, ibpd_soak for IBPD_SOAK_SECONDS and "rdma
 # link add" racing its netdev's move and deletion (IBPD_SOAK_RACE_TRIES
 # tries of each, default 1000), then a kmemleak scan;

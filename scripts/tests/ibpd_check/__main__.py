@@ -10,8 +10,8 @@ with the system libibverbs). The on-demand sections run only when named:
 vm-test (make vm-test: TEST, on KERNEL or the matrix's vm-test-kernel),
 verbs (make verbs-check: on KERNEL or the matrix's default-kernel),
 bench (make bench) and soak (make soak: SOAK_MINUTES); make
-upstream-proof names upstream-proof. Exit status 0 only if nothing
-failed.
+upstream-proof names upstream-proof. IBPD_CHECK_OUT: where the TAP
+files go (default: out/check). Exit status 0 only if nothing failed.
 """
 
 import argparse
@@ -31,7 +31,7 @@ def main(argv):
     ap.add_argument("--no-debug", action="store_true",
                     default=os.environ.get("IBPD_DEBUG", "1") != "1")
     ap.add_argument("--list", action="store_true",
-                    help="the sections, their lanes and guest halves")
+                    help="the sections, their lanes, VMs and guest commands")
     ap.add_argument("section", nargs="*")
     a = ap.parse_args(argv)
     kernels = (os.environ.get("KERNELS") or
@@ -39,17 +39,20 @@ def main(argv):
     reg = sections.registry(kernels)
     if a.list:
         for s in reg:
-            print("%-16s %-6s %-9s %s%s" % (
+            print("%-16s %-6s %-9s %s" % (
                 s.name, s.lane, "on demand" if s.on_demand else
-                "quick" if s.quick else "",
-                s.title, " [guest: %s]" % s.guest if s.guest else ""))
+                "quick" if s.quick else "", s.title))
+            if s.vm:
+                print("%33s VM: %s; guest: %s" % ("", s.vm.describe(),
+                                                  " ".join(s.guest)))
         return 0
     try:
         reg = sections.select(reg, a.section)
     except ValueError as e:
         ap.error(str(e))
     r = runner.Runner(top, reg, kernels, quick=a.quick,
-                      debug=not a.no_debug)
+                      debug=not a.no_debug,
+                      out=os.environ.get("IBPD_CHECK_OUT"))
     return r.run()
 
 

@@ -21,6 +21,7 @@ import subprocess
 import threading
 
 from . import tap
+from .vm import VM, kernel_dir
 
 OUT = "out/bridge"
 # make bridge's directories of packages, under OUT
@@ -104,7 +105,7 @@ def prebuild(ctx, kernel, debs):
     for f in glob.glob(os.path.join(out, "*")):
         os.unlink(f)
     tool = ctx.path("scripts/build/dkms-prebuild")
-    kdir = kernel_dir(ctx, kernel)
+    kdir = kernel_dir(ctx.top, kernel)
     for deb in debs:
         if not package(deb, "Package").endswith("-dkms"):
             continue
@@ -171,18 +172,13 @@ def distro_repo(ctx, debs):
     return d
 
 
-def boot(ctx, name, kernel, env, argv):
-    """bridge_vm.sh in the VM on kernel (ibpd.ko loaded, rdma_rxe not:
-    the packages bring theirs)."""
-    return ctx.step(name, [ctx.path("scripts/vm/vm-run"), "--kernel", kernel,
-                           "--", ctx.path("selftests/vm/bridge_vm.sh")] + argv,
-                    env=env)
+GUEST = ["selftests/vm/bridge_vm.sh"]
 
 
-def kernel_dir(ctx, kernel):
-    return subprocess.run([ctx.path("scripts/build/kernel-dir"), kernel],
-                          check=True, capture_output=True,
-                          text=True).stdout.strip()
+def machine(kernel):
+    """The VM of kernel: ibpd.ko loaded, rdma_rxe not (the packages bring
+    theirs)."""
+    return VM(kernel)
 
 
 def make_module(ctx, kernel):
@@ -250,11 +246,11 @@ def section(kernel, later=()):
                "IBPD_BRIDGE_DISTRO": distro,
                "IBPD_BRIDGE_DEBS": ctx.path(OUT, "install")}
         for k in later:
-            d = kernel_dir(ctx, k)
+            d = kernel_dir(ctx.top, k)
             if headers_run_here(d):
                 env["IBPD_BRIDGE_NEXT"] = d
                 break
-        boot(ctx, name, kernel, env, [])
+        ctx.boot(env=env)
     return run
 
 
@@ -280,9 +276,9 @@ def vm_test(ctx, kernel, test):
     built = prebuild(ctx, kernel, pk[0])
     if not built:
         return
-    if not boot(ctx, "vm-test", kernel, {
+    if not ctx.boot(["--run"] + test, vm=machine(kernel), guest=GUEST, env={
             "IBPD_BRIDGE_BUILT": built,
-            "IBPD_BRIDGE_DEBS": ctx.path(OUT, "install")}, ["--run"] + test):
+            "IBPD_BRIDGE_DEBS": ctx.path(OUT, "install")}):
         return
     # bridge_vm.sh's setup prints no TAP of its own: TEST's is all there is
     with open(ctx.tap_path("vm-test"), errors="replace") as f:

@@ -16,6 +16,7 @@ two lanes' ends close (the times measured: Documentation/testing.rst,
 "Run times").
 """
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -44,11 +45,29 @@ class Lane:
         self.print("### %s (%ds)" % (title, time.monotonic() - self.start))
 
 
+class Tee:
+    """A file and a lane's stream as one (a Writer's out)."""
+
+    def __init__(self, *files):
+        self.files = files
+
+    def write(self, text):
+        for f in self.files:
+            f.write(text)
+
+    def flush(self):
+        for f in self.files:
+            f.flush()
+
+
 class Context:
     """What a section's run() gets: the checkout, the output directory,
-    the kernels and the mode, and step()/fail() to run and record."""
+    the kernels and the mode, its section (its VM and guest command),
+    step()/boot()/writer() to run and record, fail() for what could not
+    run."""
 
-    def __init__(self, top, out, kernels, quick, lane, runner):
+    def __init__(self, top, out, kernels, quick, lane, runner, section=None):
+        self.section = section
         self.top = top
         self.out = out
         self.kernels = kernels
@@ -64,24 +83,31 @@ class Context:
         return self._runner.tap_path(name)
 
     def step(self, name, argv, env=None, show=True, nested=False,
-             log=None):
+             divert=None):
         """Runs argv (in the checkout), its output (stderr too) to
         out/check/NAME.tap and, if show, the lane's stream. A step that
         exits non-zero without a failed case in its output counts as one
-        failed case. log: also keep the output there. True if it exited 0.
+        failed case. divert (PREFIX, FILE): every line to FILE too
+        (appended), those that start with PREFIX (a program's raw
+        figures) there only.
+        True if it exited 0.
         """
         self._runner.nested[name] = nested
         self._runner.wrote(name)
         e = dict(os.environ)
         e.update(self._runner.env)
         e.update(env or {})
-        with open(self.tap_path(name), "w") as f:
+        prefix, side = divert or (None, os.devnull)
+        with open(self.tap_path(name), "w") as f, open(side, "a") as d:
             p = subprocess.Popen(argv, cwd=self.top, env=e,
                                  stdin=subprocess.DEVNULL,
                                  stdout=subprocess.PIPE,
                                  stderr=subprocess.STDOUT,
                                  text=True, errors="replace")
             for line in p.stdout:
+                d.write(line)
+                if prefix and line.startswith(prefix):
+                    continue
                 f.write(line)
                 f.flush()
                 if show:
@@ -97,6 +123,58 @@ class Context:
             self.record(name, tap.Counts(failed=1).totals(
                 "%s exited %d" % (name, rc)), append=True)
         return False
+
+    def boot(self, args=(), env=None, name=None, vm=None, guest=None,
+             modules=(), ko=None, log=None, timeout=None, nested=False,
+             divert=None):
+        """The section's guest command (guest, else the section's) with
+        args in its VM (vm, else the section's), as the step NAME (the
+        section's name); vm-run's command line from the declaration
+        (vm.VM.argv) with modules, ko, log and timeout on top. A VM that
+        keeps its console (VM.console) keeps it in out/check/
+        NAME-console.log unless log says where. True if it passed."""
+        name = name or self.section.name
+        vm = vm or self.section.vm
+        guest = guest or self.section.guest
+        if vm.console and not log:
+            log = self.console(name)
+        cmd = [self.path(guest[0])] + list(guest[1:]) + list(args)
+        return self.step(name, vm.argv(self.top, cmd, modules=modules,
+                                       ko=ko, log=log, timeout=timeout),
+                         env=env, nested=nested, divert=divert)
+
+    def console(self, name=None):
+        """Where the boot NAME keeps its console log (VM.console)."""
+        return os.path.join(self.out, "%s-console.log"
+                            % (name or self.section.name))
+
+    @contextlib.contextmanager
+    def writer(self, name=None):
+        """A step run here, in the program: a tap.Writer to its TAP file
+        and the lane; its totals written at the end, a failed case
+        failing the section."""
+        name = name or self.section.name
+        self._runner.nested[name] = False
+        self._runner.wrote(name)
+        with open(self.tap_path(name), "w") as f:
+            w = tap.Writer(out=Tee(f, self.lane.stream))
+            try:
+                yield w
+            except Exception as e:  # the host half's own bug: a case
+                w.ok(False, "%s: %s: %s" % (name, type(e).__name__, e))
+            if not w.totals():
+                self.ok = False
+
+    def keep(self, value):
+        """What this section made that later ones use (result())."""
+        self._runner.results[self.section.name] = value
+
+    def result(self, name):
+        """What the section NAME kept, if it has run in this run and
+        passed (else None)."""
+        if not self.passed(name):
+            return None
+        return self._runner.results.get(name)
 
     def selected(self, name):
         """Whether this run has the section NAME."""
@@ -133,6 +211,7 @@ class Runner:
         self.queue = [s for s in self.sections if s.lane == ANY]
         self.lock = threading.Lock()
         self.done = {}
+        self.results = {}	# what sections kept (Context.keep)
         self.steps = []	# the names of this run's TAP files
         self.times = []
         self.env = {}	# what every step's environment has on top
@@ -154,7 +233,7 @@ class Runner:
         lane.section(s.title)
         t = time.monotonic()
         ctx = Context(self.top, self.out, self.kernels, self.quick, lane,
-                      self)
+                      self, s)
         try:
             s.run(ctx)
         except Exception as e:  # a section's own bug: it failed

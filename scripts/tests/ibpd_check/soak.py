@@ -1,13 +1,14 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
-#
-# soak-report RAW_LOG OUT_DIR VM_STATUS SPLAT_STATUS TARGETS: turns the
-# "IBPD-SOAK {json}" and "IBPD-SOAK-SAMPLE {json}" lines of a soak run into
-# OUT_DIR/soak.json (the figures, the kmemleak and splat verdicts, and with
-# TARGETS=1 the issue's targets and whether they were met) and
-# OUT_DIR/soak.png (gnuplot), prints a summary, and exits 1 when the run
-# failed or missed a target.
-"""Report of an ibpd soak run."""
+"""make soak: selftests/stress/ibpd_soak for SOAK_MINUTES (default 60)
+on the debug kernel (KASAN, lockdep, kmemleak; panic_on_warn), then a
+kmemleak scan (selftests/vm/run_soak.sh). Progress streams as it runs;
+at the end IBPD_SOAK_OUT (out/soak/) holds soak.json (the figures: ops
+by kind, errnos, fuzzed calls, lifecycle events, peaks, the kmemleak and
+splat verdicts), soak.png (ops, fuzzed calls, events and live objects
+over time) and the console log. With SOAK_MINUTES >= 60 the run must
+also reach its targets: 1M verbs ops, 1M fuzzed calls, 100 of each
+lifecycle event (IBPD_SOAK_TARGETS=0 drops them, =1 forces them).
+"""
 
 import json
 import os
@@ -15,6 +16,12 @@ import re
 import shutil
 import subprocess
 import sys
+
+from . import tap
+from .vm import VM
+
+VM_ = VM("debug", append=["panic_on_warn=1"], mem="3G")
+GUEST = ["selftests/vm/run_soak.sh"]
 
 TARGETS = {"ops_total": 1_000_000, "fuzz_calls": 1_000_000, "events": 100}
 
@@ -37,7 +44,7 @@ def load(path):
 def plot(samples, outdir):
     gnuplot = shutil.which("gnuplot")
     if not gnuplot:
-        print("soak-report: gnuplot is missing (scripts/build/install-deps)",
+        print("soak: gnuplot is missing (scripts/build/install-deps)",
               file=sys.stderr)
         return False
     with open(os.path.join(outdir, "samples.dat"), "w",
@@ -70,13 +77,15 @@ unset multiplot
     return r.returncode == 0
 
 
-def main():
-    raw, outdir, vm_rc, splat_rc, targets = sys.argv[1:6]
+def report(w, raw, outdir, vm_rc, splat_rc, targets):
+    """soak.json and soak.png of the run in outdir from its raw log, a
+    summary (diagnostics of the TAP writer w), and the verdict: one case
+    (the run passed, no splat, no leak, no object left, the targets met
+    when targets)."""
     final, samples, leaks = load(raw)
     if final is None:
-        print("soak-report: the run printed no figures (it did not finish)",
-              file=sys.stderr)
-        return 1
+        return w.ok(False, "make soak: the run printed no figures (it did "
+                    "not finish)")
     rep = dict(final)
     rep["kmemleak_suspected_leaks"] = leaks
     rep["splats"] = int(splat_rc) != 0
@@ -91,7 +100,7 @@ def main():
         failed.append(f"kmemleak: {leaks} suspected leaks")
     if final["left"]["pds"] or final["left"]["mrs"]:
         failed.append(f"objects left: {final['left']}")
-    if targets == "1":
+    if targets:
         met = {
             "ops_total": final["ops_total"] >= TARGETS["ops_total"],
             "fuzz_calls": final["fuzz_calls"] >= TARGETS["fuzz_calls"],
@@ -108,22 +117,54 @@ def main():
     if not plot(samples, outdir):
         failed.append("no plot")
 
-    print(f"soak: {final['seconds']:.0f} s, {final['procs']} processes x "
-          f"{final['threads']} threads, {final['fuzzers']} fuzzers")
-    print(f"soak: {final['ops_total']} verbs ops, {final['fuzz_calls']} "
-          f"fuzzed calls, {final['processes_killed']} processes killed, "
-          f"{final['files_passed']} files passed")
-    print("soak: events " + ", ".join(
+    w.diag(f"soak: {final['seconds']:.0f} s, {final['procs']} processes x "
+           f"{final['threads']} threads, {final['fuzzers']} fuzzers")
+    w.diag(f"soak: {final['ops_total']} verbs ops, {final['fuzz_calls']} "
+           f"fuzzed calls, {final['processes_killed']} processes killed, "
+           f"{final['files_passed']} files passed")
+    w.diag("soak: events " + ", ".join(
         f"{k} {v}" for k, v in final["events"].items()))
-    print(f"soak: peak {final['peak']['pds']} PDs, {final['peak']['mrs']} "
-          f"MRs; left {final['left']['pds']} PDs, {final['left']['mrs']} MRs;"
-          f" kmemleak {leaks}; splats {'yes' if rep['splats'] else 'none'}")
-    print(f"soak: {os.path.join(outdir, 'soak.json')}, "
-          f"{os.path.join(outdir, 'soak.png')}")
-    for f in failed:
-        print(f"soak: FAILED: {f}")
-    return 1 if failed else 0
+    w.diag(f"soak: peak {final['peak']['pds']} PDs, {final['peak']['mrs']} "
+           f"MRs; left {final['left']['pds']} PDs, {final['left']['mrs']} "
+           f"MRs; kmemleak {leaks}; splats "
+           f"{'yes' if rep['splats'] else 'none'}")
+    w.diag(f"soak: {os.path.join(outdir, 'soak.json')}, "
+           f"{os.path.join(outdir, 'soak.png')}")
+    return w.ok(not failed, "make soak's verdict: targets, kmemleak, "
+                "splats; %s" % os.path.join(outdir, "soak.json"),
+                "\n".join("FAILED: " + f for f in failed))
+
+
+def run(ctx):
+    minutes = int(os.environ.get("SOAK_MINUTES", "60"))
+    out = os.environ.get("IBPD_SOAK_OUT") or ctx.path("out/soak")
+    t = os.environ.get("IBPD_SOAK_TARGETS")
+    targets = (t == "1") if t in ("0", "1") else minutes >= 60
+    shutil.rmtree(out, ignore_errors=True)
+    os.makedirs(out)
+    ctx.lane.print("# soak: %d minutes on the debug kernel; figures in %s"
+                   % (minutes, out))
+    raw = os.path.join(out, "raw.log")
+    console = os.path.join(out, "console.log")
+    vm_rc = 0 if ctx.boot(env={"IBPD_SOAK_SECONDS": str(minutes * 60)},
+                          log=console, timeout=minutes * 60 + 1800,
+                          divert=("IBPD-SOAK", raw)) else 1
+    with open(os.path.join(out, "splats.txt"), "w") as f:
+        splat = subprocess.run([ctx.path("scripts/vm/splat-check"), console],
+                               stdout=f, stderr=subprocess.STDOUT).returncode
+    with ctx.writer("soak-report") as w:
+        report(w, raw, out, vm_rc, splat, targets)
+
+
+def main(argv):
+    """python3 -m ibpd_check.soak RAW_LOG OUT_DIR VM_STATUS SPLAT_STATUS
+    TARGETS: the report of a run's raw log (the tooling's tests, on
+    recorded logs); exit status 1 when it failed."""
+    raw, outdir, vm_rc, splat_rc, targets = argv
+    w = tap.Writer()
+    report(w, raw, outdir, int(vm_rc), int(splat_rc), targets == "1")
+    return 0 if w.totals() else 1
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

@@ -6,6 +6,8 @@ harness program's output, the kernel's kselftest runner's (6.1's and
 over ibpd's kselftests), output nested one level deeper than the
 runner, and the writer."""
 
+import contextlib
+import glob
 import io
 import os
 import sys
@@ -13,7 +15,7 @@ import tempfile
 import unittest
 from unittest import mock
 
-from . import bridge, runner, sections, tap
+from . import bench, bridge, proof, runner, sections, tap, vm
 
 LOGS = os.path.join(os.path.dirname(__file__), "..", "logs")
 
@@ -319,36 +321,46 @@ class OnDemand(unittest.TestCase):
     """The commands of the on-demand sections (make vm-test, verbs-check,
     bench, soak), with their KERNEL and TEST from the environment."""
 
-    class Ctx:
+    class Ctx(runner.Context):
+        """runner.Context, its steps recorded, not run."""
         top = "/top"
         out = "/out"
+
+        passes = False	# what a step returns
 
         def __init__(self):
             self.steps = []
             self.envs = []
             self.failed = []
+            self.recorded = []
+            self.section = None
+            self.lane = runner.Lane(runner.MAIN, io.StringIO(), 0)
 
-        def path(self, *parts):
-            return os.path.join(self.top, *parts)
-
-        def step(self, name, argv, env=None):
+        def step(self, name, argv, env=None, nested=False, divert=None):
             self.steps.append((name, argv))
             self.envs.append(env)
-            return False	# no output to read
+            return self.passes	# no output to read
+
+        def record(self, name, line, append=False):
+            self.recorded.append((name, line))
 
         def fail(self, name, why):
             self.failed.append((name, why))
 
-    def run_section(self, name, env):
+        def run(self, s):
+            self.section = s
+            s.run(self)
+
+    def run_section(self, name, env, passes=False):
         ctx = self.Ctx()
+        ctx.passes = passes
         s = {s.name: s for s in sections.registry([])}[name]
         with mock.patch.dict(os.environ, env), \
-                mock.patch.object(sections, "matrix",
-                                  lambda top, n: "M-" + n):
+                mock.patch.object(vm, "matrix", lambda top, n: "M-" + n):
             for k in ("KERNEL", "TEST", "PACKAGES"):
                 if k not in env:
                     os.environ.pop(k, None)
-            s.run(ctx)
+            ctx.run(s)
         return ctx
 
     def test_vm_test(self):
@@ -370,16 +382,94 @@ class OnDemand(unittest.TestCase):
             "/top/selftests/vm/run_verbs.sh"])])
         ctx = self.run_section("verbs", {})
         self.assertEqual(ctx.steps[0][1][2], "M-default-kernel")
-        for name, prog in (("bench", "scripts/tests/bench"),
-                           ("soak", "scripts/tests/soak")):
-            ctx = self.run_section(name, {})
-            self.assertEqual(ctx.steps, [(name, ["/top/" + prog])])
+        # the two VMs of make bench, then its report
+        with tempfile.TemporaryDirectory() as d, \
+                mock.patch.object(bench.proof, "patched_env",
+                                  lambda ctx, log: {"IBPD_KO": "/p/ibpd.ko",
+                                                    "IBPD_PROVIDER": "/p/l"}):
+            ctx = self.run_section("bench", {"IBPD_BENCH_OUT": d,
+                                             "KERNEL": "6.12"}, passes=True)
+            self.assertEqual(ctx.steps, [("bench", [
+                "/top/scripts/vm/vm-run", "--kernel", "6.12", "--rxe",
+                "--mem", "6G", "--smp", "1", "--icount", "0", "--append",
+                "nokaslr", "--idle", "3000", "--",
+                "/top/selftests/vm/run_bench.sh"]), ("bench-import", [
+                "/top/scripts/vm/vm-run", "--kernel", "upstream", "--rxe",
+                "--ko", "/p/ibpd.ko", "--mem", "6G", "--smp", "1",
+                "--icount", "0", "--append", "nokaslr", "--idle", "3000",
+                "--", "/top/selftests/vm/run_bench.sh"]), ("bench-report", [
+                "/usr/bin/python3", "/top/bench/report.py", d + "/raw.log",
+                d])])
+            self.assertEqual(ctx.recorded[0][0], "bench-report")
+            self.assertEqual(ctx.envs[1], {
+                "IBPD_PROVIDER": "/p/l", "IBPD_BENCH_GROUPS": "datapath",
+                "IBPD_BENCH_CLOCK": "icount"})
+            ctx = self.run_section("bench", {"IBPD_BENCH_OUT": d,
+                                             "IBPD_BENCH_CLOCK": "host"})
+            self.assertNotIn("--icount", ctx.steps[0][1])
+            self.assertNotIn("--smp", ctx.steps[0][1])
+            # the first VM failed: no second, no report
+            self.assertEqual([n for n, _ in ctx.steps], ["bench"])
+
+
+class Declared(unittest.TestCase):
+    """The sections' VMs, as declared: vm-run's command line from them
+    (a section without a VM, with one, with the debug kernel, with
+    -icount), and what a declaration may not say."""
+
+    def argv(self, name, kernels=("6.1",)):
+        s = {s.name: s for s in sections.registry(list(kernels))}[name]
+        if not s.vm:
+            return None
+        return s.vm.argv("/top", ["/top/" + g for g in s.guest[:1]])
+
+    def test_no_vm(self):
+        for name in ("static", "staging", "install", "coverage",
+                     "debug-build"):
+            self.assertIsNone(self.argv(name), name)
+
+    def test_stock(self):
+        with mock.patch.object(vm, "matrix", lambda top, n: "M-" + n):
+            self.assertEqual(self.argv("kernel-6.1"), [
+                "/top/scripts/vm/vm-run", "--kernel", "6.1", "--rxe", "--",
+                "/top/selftests/vm/run_kernel.sh"])
+
+    def test_debug(self):
+        s = {s.name: s for s in sections.registry([])}["debug"]
+        self.assertTrue(s.vm.console)
+        self.assertEqual(s.vm.argv("/top", ["g"], log="/out/l"), [
+            "/top/scripts/vm/vm-run", "--kernel", "debug", "--append",
+            "panic_on_warn=1", "--log", "/out/l", "--", "g"])
+        self.assertEqual(self.argv("soak"), [
+            "/top/scripts/vm/vm-run", "--kernel", "debug", "--mem", "3G",
+            "--append", "panic_on_warn=1", "--",
+            "/top/selftests/vm/run_soak.sh"])
+
+    def test_icount(self):
+        v = vm.VM("6.12", clock=vm.ICOUNT, modules=["tun?"])
+        self.assertEqual(v.argv("/t", ["g", "a"], modules=["siw?"],
+                                timeout=99), [
+            "/t/scripts/vm/vm-run", "--kernel", "6.12", "--modules",
+            "tun? siw?", "--smp", "1", "--icount", "0", "--timeout", "99",
+            "--", "g", "a"])
+        self.assertIn("icount", v.describe())
+
+    def test_refused(self):
+        with self.assertRaises(ValueError):
+            vm.VM("7", clock=vm.ICOUNT, smp=2)
+        with self.assertRaises(ValueError):
+            vm.VM("7", clock="tsc")
+        with self.assertRaises(ValueError):
+            sections.Section("x", "x", runner.MAIN, vm=vm.VM("7"))
+        with self.assertRaises(ValueError):
+            sections.Section("x", "x", runner.MAIN)
 
 
 class Proof(unittest.TestCase):
     """The proof section's git identity (make upstream-proof alone keeps
-    the caller's, make check stages with its own) and its stock runs
-    (--no-stock when each kernel's section runs them)."""
+    the caller's, make check stages with its own), its boots (the stock
+    kernels' in their own sections when this run has them, with what the
+    proof passes them), and the series' new kselftests, read from it."""
 
     class Ctx(OnDemand.Ctx):
         kernels = ["6.1", "7"]
@@ -387,11 +477,31 @@ class Proof(unittest.TestCase):
         def __init__(self, top, out, selected):
             super().__init__()
             self.top, self.out, self.sel = top, out, selected
+            self.kept = {}
+            self.writers = []
 
         def selected(self, name):
             return name in self.sel
 
-    def run_proof(self, identity, selected):
+        def keep(self, value):
+            self.kept[self.section.name] = value
+
+        def result(self, name):
+            return self.kept.get(name)
+
+        def boot(self, **kw):
+            self.steps.append((kw.get("name", self.section.name),
+                               kw.get("vm", self.section.vm)))
+            self.envs.append(kw["env"])
+            return True
+
+        @contextlib.contextmanager
+        def writer(self, name=None):
+            w = tap.Writer(out=io.StringIO())
+            self.writers.append((name, w))
+            yield w
+
+    def identity(self, identity, selected):
         with tempfile.TemporaryDirectory() as d:
             home = os.path.join(d, "gitconfig-home")
             with open(home, "w") as f:
@@ -403,37 +513,111 @@ class Proof(unittest.TestCase):
                 for k in ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL",
                           "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL"):
                     os.environ.pop(k, None)
-                sections.proof(ctx)
-            (name, argv), = ctx.steps
-            env = ctx.envs[0]
+                env = proof.identity(ctx)
             cfg = env.get("GIT_CONFIG_GLOBAL")
             if cfg:
                 self.assertEqual(cfg, os.path.join(d, "gitconfig"))
                 with open(cfg) as f:
                     self.assertIn("name = ibpd make check", f.read())
-            return argv, env, cfg is not None
+            return cfg is not None
 
     def test_identity(self):
         me = {"name": "A U Thor", "email": "a@example.org"}
         # make upstream-proof alone, the caller has an identity: theirs
-        argv, env, own = self.run_proof(me, {"upstream-proof"})
-        self.assertFalse(own)
-        self.assertEqual(env, {"KERNELS": "6.1 7"})
+        self.assertFalse(self.identity(me, {"upstream-proof"}))
         # only a name, or none: make check's
         for who in ({"name": "A U Thor"}, {"email": "a@example.org"}, {}):
-            self.assertTrue(self.run_proof(who, {"upstream-proof"})[2])
+            self.assertTrue(self.identity(who, {"upstream-proof"}))
         # make check (staging runs too): always its own
-        self.assertTrue(self.run_proof(me, {"staging", "upstream-proof"})[2])
+        self.assertTrue(self.identity(me, {"staging", "upstream-proof"}))
+
+    def run_proof(self, selected):
+        top = os.path.realpath(os.path.join(os.path.dirname(__file__),
+                                            "..", "..", ".."))
+        ctx = self.Ctx(top, "/out", selected)
+        ctx.section = {s.name: s for s in sections.registry(
+            ctx.kernels)}["upstream-proof"]
+        patched = proof.Patched("/ko", "/rc", "/p/libibpd", "/nodb", "/ksft")
+        ctx.compared = []
+        new = proof.new_kselftests(top)
+        with mock.patch.object(proof, "build", lambda ctx: patched), \
+                mock.patch.object(proof, "new_kselftests", lambda top: new), \
+                mock.patch.object(proof, "compare", lambda ctx, log:
+                                  ctx.compared.append(log)), \
+                mock.patch.object(proof, "matrix",
+                                  lambda top, n: {"upstream-kernel": "7"}[n]), \
+                mock.patch.object(proof, "run", lambda *a, **kw: ""), \
+                mock.patch.object(glob, "glob", lambda p: []):
+            ctx.section.run(ctx)
+        return ctx, patched
 
     def test_stock_runs(self):
-        argv = self.run_proof({}, {"upstream-proof"})[0]
-        self.assertEqual(len(argv), 1)
-        self.assertTrue(argv[0].endswith("/scripts/upstream/upstream-proof"))
-        argv = self.run_proof({}, {"upstream-proof", "kernel-6.1"})[0]
-        self.assertNotIn("--no-stock", argv)
-        argv = self.run_proof({}, {"upstream-proof", "kernel-6.1",
-                                   "kernel-7"})[0]
-        self.assertEqual(argv[1:], ["--no-stock"])
+        # make upstream-proof alone: the stock kernels booted here
+        ctx, p = self.run_proof({"upstream-proof"})
+        self.assertEqual([n for n, _ in ctx.steps], [
+            "upstream-proof", "upstream-proof-6.1", "upstream-proof-7"])
+        self.assertEqual(ctx.steps[0][1], proof.PATCHED)
+        self.assertEqual([(v.kernel, v.rxe) for _, v in ctx.steps[1:]],
+                         [("6.1", True), ("7", True)])
+        self.assertEqual([e["IBPD_PROOF"] for e in ctx.envs],
+                         ["upstream", "stock", "stock"])
+        self.assertEqual([e["IBPD_PROOF_KSFT"] for e in ctx.envs[1:]],
+                         ["0", "1"])
+        for e in ctx.envs:
+            self.assertEqual(e["IBPD_PROOF_NEW_KSFT"],
+                             "rxe_shared_ucontext.sh siw_shared_ucontext.sh")
+            self.assertEqual(e["IBPD_RDMA_CORE"], "/rc")
+        self.assertEqual(ctx.compared, [os.path.join(
+            ctx.top, proof.OUT, "stock-7.log")])
+        self.assertEqual(ctx.kept, {})
+        # make check: the kernels' sections boot them, with stock()'s
+        ctx, p = self.run_proof({"upstream-proof", "kernel-6.1",
+                                 "kernel-7"})
+        self.assertEqual([n for n, _ in ctx.steps], ["upstream-proof"])
+        self.assertEqual(ctx.compared, [])
+        self.assertIs(ctx.kept["upstream-proof"], p)
+        with mock.patch.object(proof, "matrix", lambda top, n: "7"):
+            env, mods = proof.stock(ctx, "7")
+        self.assertEqual((env["IBPD_PROOF"], env["IBPD_PROOF_KSFT"],
+                          env["IBPD_KSFT"], mods),
+                         ("stock", "1", "/ksft", proof.STOCK_MODULES))
+        ctx.kept = {}
+        self.assertIsNone(proof.stock(ctx, "7"))
+
+    def test_new_kselftests(self):
+        top = os.path.realpath(os.path.join(os.path.dirname(__file__),
+                                            "..", "..", ".."))
+        self.assertEqual(proof.new_kselftests(top), [
+            "rxe_shared_ucontext.sh", "siw_shared_ucontext.sh"])
+
+    def test_compare(self):
+        with tempfile.TemporaryDirectory() as d, \
+                mock.patch.object(proof, "new_kselftests", lambda top: [
+                    "rxe_shared_ucontext.sh"]):
+            os.makedirs(os.path.join(d, proof.OUT))
+            lines = ["# ksft-rdma: rxe_netns_names.sh pass\n",
+                     "# ksft-rdma: rxe_shared_ucontext.sh pass\n"]
+            with open(os.path.join(d, proof.OUT, "upstream.log"), "w") as f:
+                f.writelines(lines)
+            stock = os.path.join(d, "stock.tap")
+            for last, good in (("skip", True), ("pass", True),
+                               ("fail", True)):
+                with open(stock, "w") as f:
+                    f.writelines(lines[:1] + [
+                        "# ksft-rdma: rxe_shared_ucontext.sh %s\n" % last])
+                ctx = self.Ctx(d, d, set())
+                with mock.patch.object(proof, "matrix", lambda top, n: "7"):
+                    proof.compare(ctx, stock)
+                (name, w), = ctx.writers
+                self.assertEqual(w.counts.passed, 1)
+            with open(stock, "w") as f:
+                f.write("# ksft-rdma: rxe_netns_names.sh fail\n")
+            ctx = self.Ctx(d, d, set())
+            with mock.patch.object(proof, "matrix", lambda top, n: "7"):
+                proof.compare(ctx, stock)
+                proof.compare(ctx, None)
+            self.assertEqual([(w.counts.failed, w.counts.skipped)
+                              for _, w in ctx.writers], [(1, 0), (0, 1)])
 
 
 class Bridge(unittest.TestCase):
@@ -460,7 +644,7 @@ class Bridge(unittest.TestCase):
                 mock.patch.object(bridge, "make_module",
                                   lambda ctx, k: True), \
                 mock.patch.object(bridge, "kernel_dir",
-                                  lambda ctx, k: "/kc-" + k), \
+                                  lambda top, k: "/kc-" + k), \
                 mock.patch.object(bridge, "headers_run_here",
                                   lambda d: d != "/kc-6.12"), \
                 mock.patch.object(bridge, "stage", lambda ctx, d: None), \
@@ -472,16 +656,17 @@ class Bridge(unittest.TestCase):
                 if s.name.startswith("bridge")]
 
     def test_declared(self):
-        self.assertEqual([(s.name, s.lane, s.guest, s.on_demand, s.debug)
+        self.assertEqual([(s.name, s.lane, s.guest, s.vm.kernel,
+                           s.vm.rxe, s.on_demand, s.debug)
                           for s in self.sections()],
                          [("bridge-" + k, runner.ANY,
-                           "selftests/vm/bridge_vm.sh", False, False)
-                          for k in self.Ctx.kernels])
+                           ["selftests/vm/bridge_vm.sh"], k, False, False,
+                           False) for k in self.Ctx.kernels])
 
     def test_boots(self):
         ctx = self.Ctx()
         for s in self.sections():
-            s.run(ctx)
+            ctx.run(s)
         self.assertEqual(self.built, [True])
         self.assertEqual([n for n, _ in ctx.steps],
                          ["bridge-6.1", "bridge-6.12", "bridge-7"])
@@ -502,7 +687,7 @@ class Bridge(unittest.TestCase):
         s, = [s for s in sections.registry(["6.12"])
               if s.name.startswith("bridge")]
         ctx = self.Ctx()
-        s.run(ctx)
+        ctx.run(s)
         self.assertNotIn("IBPD_BRIDGE_NEXT", ctx.envs[0])
 
     def test_build_failed(self):
@@ -513,7 +698,7 @@ class Bridge(unittest.TestCase):
         with mock.patch.object(bridge, "build",
                                lambda ctx, lint: self.built.append(lint)):
             for s in self.sections():
-                s.run(ctx)
+                ctx.run(s)
         self.assertEqual(self.built, [True])
         self.assertEqual(ctx.steps, [])
         self.assertEqual([n for n, _ in ctx.failed],
