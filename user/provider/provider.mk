@@ -6,7 +6,7 @@
 # matrix's rdma-cores and their ABIs, scripts/matrix.conf;
 # scripts/build/rdma-core-fetch), or for the upstream-rdma-core-abi
 # against the upstream-rdma-core with the staged upstream series, which
-# bumps the private ABI (scripts/upstream/stage.py rdma-core-build of
+# bumps the private ABI (scripts/upstream/stage rdma-core-build of
 # out/upstream/rdma-core: make stage-upstream first). The
 # verbs tests that use it have a Makefile of their own (selftests/verbs/).
 # The sources are written as in rdma-core's tree; what differs out of
@@ -36,12 +36,12 @@ provider-sys-abi := $(shell scripts/build/provider-abi $(provider-sys-lib))
 
 # The provider ABI of each released rdma-core of the matrix, and the
 # command that prints the build tree each ABI is built against: the
-# Debian ones', and the staged series' (stage.py rdma-core-tree).
+# Debian ones', and the staged series' (scripts/upstream/stage rdma-core-tree).
 provider-abis := $(foreach v,$(rdma-cores),$(word 3,$(rdma-core-$(v))))
 $(foreach v,$(rdma-cores),$(eval \
 	provider-tree-$(word 3,$(rdma-core-$(v))) := scripts/build/rdma-core-fetch $(v)))
 provider-staged-abi := $(upstream-rdma-core-abi)
-provider-tree-$(provider-staged-abi) := /usr/bin/python3 scripts/upstream/stage.py \
+provider-tree-$(provider-staged-abi) := scripts/upstream/stage \
 	rdma-core-tree out/upstream/rdma-core
 
 provider-srcs := $(addprefix user/provider/,ibpd.c cmd_pd.c verbs.c dv.c)

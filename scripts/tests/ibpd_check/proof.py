@@ -138,7 +138,7 @@ def say(ctx, what):
 def rdma_core(ctx, log, env, without=None):
     """rdma-core with the staged series (less the patches whose subject
     has without), built and cached: its build tree."""
-    argv = ["/usr/bin/python3", ctx.path("scripts/upstream/stage.py"),
+    argv = [ctx.path("scripts/upstream/stage"),
             "rdma-core-build", ctx.path("out/upstream/rdma-core")]
     d = run(ctx, log, argv + (["--without", without] if without else []),
             env)

@@ -214,7 +214,7 @@ def parse(lines, nested=False):
 
     At the top level, the house's outputs count by their "# Totals:"
     lines, as each of its programs prints one for its cases (the
-    harness's, the shell tests', stage.py's, the verbs tests' own) and a
+    harness's, the shell tests', ibpd_stage's, the verbs tests' own) and a
     step's verdict is one of its own ("(NAME exited 1)"). With nested,
     each program the kselftest runner ran counts by its cases
     (Test.cases()); the runner's own "# Totals:" (7.x prints them, for

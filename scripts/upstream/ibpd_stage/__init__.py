@@ -11,12 +11,13 @@ check          stage-upstream --check: the series' mails, the kernel
                series (apply, build, kselftests, checkpatch, uAPI headers),
                then rdma_core_check; as kselftest TAP
 rdma_core      rdma-core's sources and its build with the series
-               (stage.py rdma-core-build, rdma-core-tree), cached
+               (stage rdma-core-build, rdma-core-tree), cached
 rdma_core_check  the rdma-core series' cases: apply, build, exports,
                check-build, the ABI, the import_context contract
 check_build    rdma-core's own buildlib/check-build, less the tests that
                do not apply here (a program of its own)
 
-scripts/upstream/stage.py is the entry point (stage-upstream runs it).
-Standard library only.
+__main__ is the entry point: scripts/upstream/stage runs it (and
+stage-upstream runs that), with ibpd_check (scripts/tests) beside this
+package on the path. Standard library only.
 """

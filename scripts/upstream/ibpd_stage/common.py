@@ -133,9 +133,6 @@ def diff_lines(paths, name):
 def tap_writer():
     """The project's one TAP writer (scripts/tests/ibpd_check/tap.py),
     its plan counted: printed with the totals, at the end."""
-    tests = os.path.join(TOP, "scripts", "tests")
-    if tests not in sys.path:
-        sys.path.insert(0, tests)
     from ibpd_check import tap
     return tap.Writer()
 

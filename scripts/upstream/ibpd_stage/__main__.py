@@ -1,33 +1,30 @@
-#!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 """The three upstream series, and their check: the entry point of the
-ibpd_stage package beside it (one module per job; its __init__ lists them).
+ibpd_stage package (one module per job; its __init__ lists them), run as
+scripts/upstream/stage ARGS (python3 -m ibpd_stage, with this package and
+scripts/tests' ibpd_check on its path).
 
-stage.py stage [--check] [SERIES] (what scripts/upstream/stage-upstream
+stage stage [--check] [SERIES] (what scripts/upstream/stage-upstream
 runs): the series in out/upstream/, signed off with the caller's git
 identity (ibpd_stage/staging.py); with --check, checked as kselftest TAP
 (ibpd_stage/check.py, ibpd_stage/rdma_core_check.py).
 
-stage.py rdma-core-build OUT [--without TEXT]: rdma-core with the series in
+stage rdma-core-build OUT [--without TEXT]: rdma-core with the series in
 OUT applied (less the patches whose subject contains TEXT) and built,
 cached; prints its directory (ibpd_stage/rdma_core.py). upstream-proof
 uses it.
 
-stage.py rdma-core-tree OUT: the same, and prints its build tree, or fails
+stage rdma-core-tree OUT: the same, and prints its build tree, or fails
 when it does not build (user/provider/provider.mk).
 """
 
 import os
 import sys
 
-# the package beside this file; no __pycache__ left in the source tree
-sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
-sys.dont_write_bytecode = True
-
-from ibpd_stage import rdma_core  # noqa: E402
-from ibpd_stage.check import Check  # noqa: E402
-from ibpd_stage.common import StageError, log  # noqa: E402
-from ibpd_stage.staging import stage  # noqa: E402
+from . import rdma_core
+from .check import Check
+from .common import StageError, log
+from .staging import stage
 
 
 def main(argv):
@@ -49,12 +46,10 @@ def main(argv):
             print(rdma_core.tree(os.path.abspath(args[0])))
             return 0
     except StageError as e:
-        log(os.path.basename(sys.argv[0]) if cmd != "stage"
-            else "stage-upstream", str(e))
+        log("stage" if cmd != "stage" else "stage-upstream", str(e))
         return 1
     print(__doc__.split("\n\n", 1)[1], file=sys.stderr, end="")
     return 2
 
 
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+sys.exit(main(sys.argv[1:]))
