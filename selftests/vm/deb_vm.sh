@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 #
-# deb_vm.sh KCACHE OLD NEW PREV BUILT: deb_test.sh's part in the test VM
+# deb_vm.sh KCACHE OLD NEW PREV BUILT: the deb section's part (scripts/tests/ibpd_check/deb.py) in the test VM
 # (vm-run --no-ibpd), whose root is a throw-away overlay over the host's.
 # Lays out the stock kernel as its Debian packages would (modules, from the
 # cache KCACHE), installs PREV's libibpd1 (a directory of .debs of the last
@@ -11,7 +11,7 @@
 # place, upgrades to NEW's (DKMS removes OLD, installs NEW), removes
 # libibpd1 (the module still loaded: libibverbs must not warn), then the
 # rest, and purges them. One line per case, "deb-vm: pass|fail|skip DESC",
-# that deb_test.sh turns into TAP; details (apt-get's output as it goes, a
+# that the section turns into TAP; details (apt-get's output as it goes, a
 # failed case's) go to stdout before it.
 # BUILT: what scripts/build/dkms-prebuild made of NEW's ibpd-dkms on the
 # host, DKMS's build of the module with the package's dkms.conf for this

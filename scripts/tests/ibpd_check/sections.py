@@ -19,8 +19,9 @@ import os
 import shlex
 import subprocess
 
-from . import bench, bridge, coverage, kcov, proof, soak, tap
+from . import bench, bridge, coverage, deb, kcov, proof, soak, tap
 from .runner import MAIN, DEBUG, ANY
+from . import vm
 from .vm import VM, Kernel, kernel_dir, matrix
 
 
@@ -64,10 +65,6 @@ def staging(ctx):
     # the series are signed off by whoever stages them: here, make check
     ctx.step("staging", [ctx.path("scripts/upstream/stage-upstream"),
                          "--check"], env=proof.gitconfig(ctx))
-
-
-def deb(ctx):
-    ctx.step("deb", [ctx.path("scripts/tests/deb_test.sh")])
 
 
 def make(ctx, *args, log=None):
@@ -221,13 +218,14 @@ def registry(kernels):
                 "patched kernel; the stock kernels' runs in their sections)",
                 MAIN, proof.section, vm=proof.PATCHED, guest=proof.GUEST),
         Section("deb", "Debian packages (make deb, lintian; apt-get, dkms, "
-                "upgrade, purge in the VM)", MAIN, deb),
+                "upgrade, purge in the VM)", MAIN, deb.run,
+                vm=deb.machine(Kernel("default-kernel", "IBPD_DEB_KERNEL")),
+                guest=deb.GUEST),
     ] + [kernel_section(k) for k in kernels] + [
         Section("debug-build", "debug kernel (KASAN, lockdep, kmemleak, "
                 "failslab, KUnit)", DEBUG, debug_build, debug=True),
         Section("debug", "KUnit and robustness on the debug kernel (one "
-                "boot)", DEBUG, debug, vm=VM("debug", append=[
-                    "panic_on_warn=1"], console=True),
+                "boot)", DEBUG, debug, vm=vm.debug(console=True),
                 guest=["selftests/vm/run_debug.sh"], debug=True,
                 requires=("debug-build",)),
         Section("kcov", "coverage-guided fuzzing on the debug kernel (KCOV: "

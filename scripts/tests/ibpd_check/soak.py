@@ -18,9 +18,9 @@ import subprocess
 import sys
 
 from . import tap
-from .vm import VM
+from . import vm
 
-VM_ = VM("debug", append=["panic_on_warn=1"], mem="3G")
+VM_ = vm.debug(mem="3G")
 GUEST = ["selftests/vm/run_soak.sh"]
 
 TARGETS = {"ops_total": 1_000_000, "fuzz_calls": 1_000_000, "events": 100}

@@ -15,7 +15,7 @@ import tempfile
 import unittest
 from unittest import mock
 
-from . import bench, bridge, proof, runner, sections, tap, vm
+from . import bench, bridge, deb, proof, runner, sections, tap, vm
 
 LOGS = os.path.join(os.path.dirname(__file__), "..", "logs")
 
@@ -453,6 +453,16 @@ class Declared(unittest.TestCase):
             "tun? siw?", "--smp", "1", "--icount", "0", "--timeout", "99",
             "--", "g", "a"])
         self.assertIn("icount", v.describe())
+
+    def test_deb(self):
+        with mock.patch.object(vm, "matrix", lambda top, n: "M-" + n), \
+                mock.patch.dict(os.environ, {"IBPD_DEB_KERNEL": "6.12"}):
+            self.assertEqual(self.argv("deb"), [
+                "/top/scripts/vm/vm-run", "--kernel", "6.12", "--no-ibpd",
+                "--", "/top/selftests/vm/deb_vm.sh"])
+        self.assertEqual(deb.recorded(
+            "# c\n2.0.1:\nlibibpd1 b\nibpd-dkms a\n\n2.0.2:\nx y\n",
+            "2.0.1"), ["ibpd-dkms a", "libibpd1 b"])
 
     def test_refused(self):
         with self.assertRaises(ValueError):

@@ -139,3 +139,9 @@ class VM:
         if self.console:
             words.append("console kept")
         return ", ".join(words)
+
+
+def debug(**kw):
+    """A VM of the debug kernel (KASAN, lockdep, kmemleak, failslab,
+    KUnit) that panics on a WARN: a splat stops the run where it is."""
+    return VM("debug", append=["panic_on_warn=1"], **kw)
