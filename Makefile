@@ -105,18 +105,14 @@ all: build-deps
 build-deps:
 	scripts/build/install-deps --build
 
-# The module's directory: kernel/Makefile its object list beside the
-# sources, compat/ and uapi/ under it. Sources are linked one by one:
-# kbuild writes objects beside them. Two builds for one kernel (make
-# check's lanes) take turns, links included.
+# The module's directory: its source tree as scripts/build/module-tree
+# makes it for every build (kernel/Makefile, the object list, beside the
+# sources, compat/ and uapi/ under it), each file linked: kbuild writes
+# its objects beside the links, not into the checkout. Two builds for one
+# kernel (make check's lanes) take turns, links included.
 module:
 	@mkdir -p $(KMOD) && flock $(KMOD).lock sh -ec '\
-	mkdir -p $(KMOD)/compat; \
-	ln -sfn $(CURDIR)/kernel/Makefile $(KMOD)/Makefile; \
-	ln -sfn $(CURDIR)/uapi $(KMOD)/uapi; \
-	for f in $(CURDIR)/kernel/*.[ch]; do ln -sfn $$f $(KMOD)/; done; \
-	for f in $(CURDIR)/compat/compat.h $(CURDIR)/compat/Kbuild.include; do \
-		ln -sfn $$f $(KMOD)/compat/; done; \
+	scripts/build/module-tree --link $(KMOD); \
 	$(MAKE) -C $(KDIR) M=$(KMOD) modules'
 
 lib: provider $(B)/libibpd.pc $(B)/ibpd $(B)/ibpd-demo

@@ -6,10 +6,12 @@
 # rule); on a machine without a package the build needs, plain make
 # installs it (as root) or names it (as a user without sudo) before it
 # downloads anything; a test kernel that cannot be had stops make with the
-# fetch error before anything runs. kselftest-style TAP.
+# fetch error before anything runs; make module builds in the module's
+# source tree (scripts/build/module-tree), whole, as debian/rules copies
+# it for DKMS. kselftest-style TAP.
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
-tap_setup 9
+tap_setup 12
 
 # -p: the rules as read; the goal FORCE has no recipe: nothing runs
 make -C "$top" -q -p FORCE > "$tmp/db" 2> "$tmp/out"
@@ -76,5 +78,51 @@ grep -q 'unknown series nosuch' "$tmp/out" &&
 	! grep -q -e "-C /build" -e "Entering directory" "$tmp/out" &&
 	[ ! -e "$top/build/kmod/Makefile" ]
 ok $? "make module KERNEL=nosuch: the fetch error, then stops; nothing built, nothing left"
+
+# The module's source tree (scripts/build/module-tree), as make module
+# links it and as debian/rules copies it for DKMS: kernel/Makefile and
+# every kernel/*.[ch] at its top, every file of compat/ under compat/,
+# uapi/rdma/*.h under uapi/rdma/, nothing else. make module against a
+# stand-in kernel, whose kbuild only names the directory it is given
+# (M=), into $tmp (B=); its tree already there as an earlier make module
+# left it, uapi/ a link (to a copy here), which must not be written
+# through.
+kd=$tmp/kdir
+kmod=$tmp/b/kmod/tree-test
+mkdir -p "$kd/include/generated" "$kmod" "$tmp/uapi"
+echo '#define UTS_RELEASE "tree-test"' > "$kd/include/generated/utsrelease.h"
+# shellcheck disable=SC2016 # make's $(M)
+printf 'modules:\n\t@echo "kbuild M=$(M)"\n' > "$kd/Makefile"
+cp -R "$top/uapi/." "$tmp/uapi/"
+ln -s "$tmp/uapi" "$kmod/uapi"
+want() {	# the tree's files, "PATH SOURCE" each
+	(cd "$top" && for f in kernel/Makefile kernel/*.[ch] compat/* uapi/rdma/*.h; do
+		echo "${f#kernel/} $top/$f"
+	done) | sort
+}
+tree() {	# tree DIR: its files, "PATH LINK" each (LINK empty for a file)
+	(cd "$1" && find . ! -type d -printf '%P %l\n') | sed 's/ $//' | sort
+}
+want > "$tmp/want"
+make --no-print-directory -C "$top" module KDIR="$kd" \
+	B="$(realpath -m --relative-to="$top" "$tmp/b")" > "$tmp/out" 2>&1 &&
+	[ "$(realpath -m "$(sed -n 's/^kbuild M=//p' "$tmp/out")")" = "$kmod" ] &&
+	tree "$kmod" > "$tmp/tree" && diff -u "$tmp/want" "$tmp/tree" >> "$tmp/out" &&
+	diff -r "$top/uapi" "$tmp/uapi" >> "$tmp/out" && [ -z "$(find "$tmp/uapi" -type l)" ]
+ok $? "make module: kbuild builds in build/kmod/KVER, a link there to each file of the module's tree, nothing else; an earlier tree's uapi/ link not written through"
+
+# debian/rules' copy for DKMS, fresh and over make module's links: the
+# same paths, each a file with its source's content
+st=0
+for d in "$tmp/copy" "$kmod"; do
+	"$top/scripts/build/module-tree" --copy "$d" > "$tmp/out" 2>&1 &&
+		tree "$d" > "$tmp/tree" && cut -d' ' -f1 "$tmp/want" | diff -u - "$tmp/tree" >> "$tmp/out" || st=1
+	while read -r p s; do
+		cmp -s "$s" "$d/$p" || { echo "$d/$p: not $s's content" >> "$tmp/out"; st=1; }
+	done < "$tmp/want"
+	[ $st = 0 ] || break
+done
+ok $st "module-tree --copy: the same tree, each file a copy, also over the links of make module's"
+expect_rc 2 "module-tree without a mode: usage" "$top/scripts/build/module-tree" "$tmp/copy"
 
 tap_totals
