@@ -170,7 +170,7 @@ verbs-tests: $(B)/provider/include/infiniband/ibpddv.h $(SYSLIB)/libibpd.so.1
 verbs-check: provider-all verbs-tests
 	KERNEL=$(KERNEL) scripts/tests/check verbs
 
-$(B)/bench/ibpd_bench: bench/ibpd_bench.c selftests/ibpd_debugfs.h \
+$(B)/bench/ibpd_bench: bench/ibpd_bench.c selftests/lib/ibpd_debugfs.h \
 		$(B)/provider/include/infiniband/ibpddv.h $(SYSLIB)/libibpd.so.1
 	@mkdir -p $(dir $@)
 	$(CC) $(UCFLAGS) -o $@ $< $(DVFLAGS) \

@@ -92,7 +92,7 @@
 #include <rdma/rdma_user_ioctl_cmds.h>
 #include <rdma/ibpd_user_ioctl_cmds.h>
 
-#include "../selftests/ibpd_debugfs.h"
+#include "../selftests/lib/ibpd_debugfs.h"
 
 #define MAX_ROUNDS 401
 #define MAX_GROUP 32	/* ops measured together */

@@ -25,7 +25,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "ibpd_harness.h"
+#include "lib/ibpd_harness.h"
 #include "ibpd_test.h"
 
 #define MAX_NTH 2000

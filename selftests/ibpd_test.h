@@ -29,7 +29,7 @@
 #include <rdma/ibpd-abi.h>
 #include <rdma/ibpd_user_ioctl_cmds.h>
 
-#include "ibpd_debugfs.h"
+#include "lib/ibpd_debugfs.h"
 
 /* As the kernel's IB_DEVICE_NAME_MAX */
 #define IB_DEVICE_NAME_MAX 64

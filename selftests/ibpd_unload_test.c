@@ -12,7 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "ibpd_harness.h"
+#include "lib/ibpd_harness.h"
 #include "ibpd_test.h"
 
 static int ibdev_exists(const char *name)

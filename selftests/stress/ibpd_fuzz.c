@@ -14,7 +14,7 @@
 #include <unistd.h>
 #include <rdma/ib_user_verbs.h>
 
-#include "ibpd_harness.h"
+#include "lib/ibpd_harness.h"
 #include "ibpd_fuzz.h"
 
 /*

@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ibpd_harness.h"
+#include "lib/ibpd_harness.h"
 #include "ibpd_test.h"
 #include "scm_rights.h"
 

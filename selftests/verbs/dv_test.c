@@ -30,9 +30,9 @@
 #include <infiniband/verbs.h>
 #include <infiniband/ibpddv.h>
 
-#include "../ibpd_harness.h"
+#include "../lib/ibpd_harness.h"
 #include "verbs_test.h"
-#include "../ibpd_debugfs.h"
+#include "../lib/ibpd_debugfs.h"
 
 static const char *test_dev(void)
 {

@@ -28,7 +28,7 @@
 #include <infiniband/verbs.h>
 #include <infiniband/ibpddv.h>
 
-#include "../ibpd_harness.h"
+#include "../lib/ibpd_harness.h"
 #include "verbs_test.h"
 
 #define BUF_SIZE	4096

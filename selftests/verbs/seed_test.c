@@ -40,7 +40,7 @@
 
 #include <infiniband/verbs.h>
 
-#include "../ibpd_harness.h"
+#include "../lib/ibpd_harness.h"
 #include "scm_rights.h"
 #include "verbs_test.h"
 
