@@ -171,6 +171,7 @@ verbs-check: provider-all verbs-tests
 	KERNEL=$(KERNEL) scripts/tests/check verbs
 
 $(B)/bench/ibpd_bench: bench/ibpd_bench.c selftests/lib/ibpd_debugfs.h \
+		selftests/lib/ibpd_uverbs.h \
 		$(B)/provider/include/infiniband/ibpddv.h $(SYSLIB)/libibpd.so.1
 	@mkdir -p $(dir $@)
 	$(CC) $(UCFLAGS) -o $@ $< $(DVFLAGS) \

@@ -74,7 +74,6 @@
 #include <string.h>
 #include <sched.h>
 #include <stdint.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/personality.h>
 #include <sys/utsname.h>
@@ -86,13 +85,10 @@
 #endif
 #include <infiniband/ibpddv.h>
 #include <infiniband/verbs.h>
-#include <rdma/ib_user_ioctl_cmds.h>
-#include <rdma/ib_user_ioctl_verbs.h>
 #include <rdma/ib_user_verbs.h>
-#include <rdma/rdma_user_ioctl_cmds.h>
-#include <rdma/ibpd_user_ioctl_cmds.h>
 
 #include "../selftests/lib/ibpd_debugfs.h"
+#include "../selftests/lib/ibpd_uverbs.h"
 
 #define MAX_ROUNDS 401
 #define MAX_GROUP 32	/* ops measured together */
@@ -184,19 +180,22 @@ struct op {
 	double ns[MAX_ROUNDS];
 };
 
+/*
+ * Sends command c, built by selftests/lib/ibpd_uverbs.h, on d's file with
+ * d's driver id: 0 or the errno.
+ */
+static int dev_exec(struct dev *d, struct raw_cmd *c)
+{
+	c->hdr.driver_id = d->driver_id;
+	return raw_exec(d->ctx->cmd_fd, c);
+}
+
 static int op_null(struct dev *d)
 {
-	struct ib_uverbs_ioctl_hdr hdr = {
-		.length = sizeof(hdr),
-		.object_id = UVERBS_OBJECT_DEVICE,
-		.method_id = 0x7fff,	/* no such method */
-		.driver_id = d->driver_id,
-	};
+	struct raw_cmd c;
 
-	if (!ioctl(d->ctx->cmd_fd, RDMA_VERBS_IOCTL, &hdr) ||
-	    errno != EPROTONOSUPPORT)
-		return -1;
-	return 0;
+	raw_init(&c, UVERBS_OBJECT_DEVICE, 0x7fff);	/* no such method */
+	return dev_exec(d, &c) == EPROTONOSUPPORT ? 0 : -1;
 }
 
 /* The system call floor under the uverbs one. */
@@ -206,67 +205,22 @@ static int op_syscall(struct dev *d)
 }
 
 /*
- * A bare ioctl on the PD object: its handle attribute (in, or out for a
- * new PD: *handle is set) and, when pdn_attr is not 0, the PD number out,
- * and when id_attr is not 0, the optional identity out: each command as
- * libibpd sends it, with nothing of the library around it.
- */
-static int pd_ioctl(struct dev *d, uint16_t method, uint16_t handle_attr,
-		    uint32_t *handle, uint16_t pdn_attr, uint16_t id_attr)
-{
-	struct {
-		struct ib_uverbs_ioctl_hdr hdr;
-		struct ib_uverbs_attr attrs[3];
-	} c = {
-		.hdr = {
-			.object_id = UVERBS_OBJECT_PD,
-			.method_id = method,
-			.driver_id = d->driver_id,
-		},
-	};
-	struct ib_uverbs_attr *a = c.attrs;
-	uint32_t pdn;
-	uint64_t id;
-
-	a->attr_id = handle_attr;
-	a->flags = UVERBS_ATTR_F_MANDATORY;
-	a->data = *handle;
-	a++;
-	if (pdn_attr) {
-		a->attr_id = pdn_attr;
-		a->flags = UVERBS_ATTR_F_MANDATORY;
-		a->len = sizeof(pdn);
-		a->data = (uintptr_t)&pdn;
-		a++;
-	}
-	if (id_attr) {
-		a->attr_id = id_attr;
-		a->len = sizeof(id);
-		a->data = (uintptr_t)&id;
-		a++;
-	}
-	c.hdr.num_attrs = a - c.attrs;
-	c.hdr.length = sizeof(c.hdr) + c.hdr.num_attrs * sizeof(*a);
-	if (ioctl(d->ctx->cmd_fd, RDMA_VERBS_IOCTL, &c.hdr))
-		return -1;
-	*handle = c.attrs[0].data;
-	return 0;
-}
-
-/*
- * The import method as a bare ioctl: no library object. With a handle no
- * file holds, the core parses the attributes and fails the lookup: what
- * the import costs before the driver's handler runs. with_id: the
- * identity too, as libibpd asks for it.
+ * The import method as a bare ioctl, as libibpd sends it, with nothing
+ * of the library around it: no library object. With a handle no file
+ * holds, the core parses the attributes and fails the lookup: what the
+ * import costs before the driver's handler runs. with_id: the identity
+ * too, as libibpd asks for it.
  */
 static int import_ioctl(struct dev *d, uint32_t handle, bool with_id,
 			int want)
 {
-	if (pd_ioctl(d, IBPD_METHOD_PD_IMPORT, IBPD_ATTR_PD_IMPORT_HANDLE,
-		     &handle, IBPD_ATTR_PD_IMPORT_RESP_PDN,
-		     with_id ? IBPD_ATTR_PD_IMPORT_RESP_ID : 0))
-		return errno == want ? 0 : -1;
-	return want ? -1 : 0;
+	uint32_t pdn;
+	uint64_t id;
+	struct raw_import_opt opt = { .id = with_id ? &id : NULL };
+	struct raw_cmd c;
+
+	raw_pd_import_cmd(&c, handle, &pdn, &opt);
+	return dev_exec(d, &c) == want ? 0 : -1;
 }
 
 static int op_import_ioctl(struct dev *d)
@@ -296,41 +250,15 @@ static int op_calloc_free(struct dev *d)
 /*
  * A core write() command as libibverbs sends it: through the core's
  * INVOKE_WRITE ioctl, which (unlike write(2)) also works in a process
- * that did not open the file, as the forked workers below.
+ * that did not open the file, as the forked workers below. 0 or the errno.
  */
 static int write_cmd(struct dev *d, uint32_t command, const void *in,
 		     uint16_t in_len, void *out, uint16_t out_len)
 {
-	struct {
-		struct ib_uverbs_ioctl_hdr hdr;
-		struct ib_uverbs_attr attrs[3];
-	} c = {
-		.hdr = {
-			.length = sizeof(c.hdr) +
-				  (out_len ? 3 : 2) * sizeof(c.attrs[0]),
-			.object_id = UVERBS_OBJECT_DEVICE,
-			.method_id = UVERBS_METHOD_INVOKE_WRITE,
-			.num_attrs = out_len ? 3 : 2,
-			.driver_id = d->driver_id,
-		},
-		.attrs = {
-			{ .attr_id = UVERBS_ATTR_WRITE_CMD, .len = 8,
-			  .flags = UVERBS_ATTR_F_MANDATORY, .data = command },
-			{ .attr_id = UVERBS_ATTR_CORE_IN, .len = in_len,
-			  .flags = UVERBS_ATTR_F_MANDATORY,
-			  .data = (uintptr_t)in },
-			{ .attr_id = UVERBS_ATTR_CORE_OUT, .len = out_len,
-			  .flags = UVERBS_ATTR_F_MANDATORY,
-			  .data = (uintptr_t)out },
-		},
-	};
+	struct raw_cmd c;
 
-	/* inputs of up to 8 bytes travel in the data field itself */
-	if (in_len <= sizeof(c.attrs[1].data)) {
-		c.attrs[1].data = 0;
-		memcpy(&c.attrs[1].data, in, in_len);
-	}
-	return ioctl(d->ctx->cmd_fd, RDMA_VERBS_IOCTL, &c.hdr);
+	raw_write_cmd(&c, command, in, in_len, out, out_len, NULL, 0, NULL, 0);
+	return dev_exec(d, &c);
 }
 
 static int dealloc_write(struct dev *d, uint32_t handle)
@@ -353,17 +281,18 @@ static int op_alloc_write(struct dev *d)
 	return dealloc_write(d, resp.pd_handle);
 }
 
-/* Bare ibpd PD_ALLOC ioctl + the core's PD_DESTROY. */
+/* Bare ibpd PD_ALLOC ioctl + the core's PD_DESTROY, as libibpd sends them. */
 static int op_alloc_ioctl(struct dev *d)
 {
-	uint32_t handle = 0;
+	struct raw_cmd c;
+	uint32_t pdn;
+	uint64_t id;
 
-	if (pd_ioctl(d, IBPD_METHOD_PD_ALLOC, IBPD_ATTR_PD_ALLOC_HANDLE,
-		     &handle, IBPD_ATTR_PD_ALLOC_RESP_PDN,
-		     IBPD_ATTR_PD_ALLOC_RESP_ID))
+	raw_pd_alloc_cmd(&c, &pdn, &id);
+	if (dev_exec(d, &c))
 		return -1;
-	return pd_ioctl(d, UVERBS_METHOD_PD_DESTROY,
-			UVERBS_ATTR_DESTROY_PD_HANDLE, &handle, 0, 0);
+	raw_pd_destroy_cmd(&c, c.attrs[0].data);
+	return dev_exec(d, &c);
 }
 
 /* ibv_alloc_pd + ibv_dealloc_pd: ibpd's provider, or rxe's (write path). */

@@ -1500,32 +1500,21 @@ enum abort_path {
  */
 struct abort_pages {
 	char *p[ABORT_PATHS];
-	struct ib_uverbs_ioctl_hdr *hdr;	/* ABORT_IOCTL's command */
+	struct raw_cmd *cmd;			/* ABORT_IOCTL's command */
 	struct ibpd_alloc_pd_resp out;		/* its pdn and identity */
 };
 
-/* ABORT_IOCTL: the command's attributes end on the read-only p + TEST_PAGE. */
+/*
+ * ABORT_IOCTL: the command's three attributes end on the read-only
+ * p + TEST_PAGE (built before that page is made read-only).
+ */
 static void abort_ioctl_cmd(struct abort_pages *ap, char *p)
 {
-	struct ib_uverbs_ioctl_hdr *h;
+	struct raw_cmd *c;
 
-	h = (void *)(p + TEST_PAGE - sizeof(*h) - 2 * sizeof(h->attrs[0]));
-	memset(h, 0, sizeof(*h) + 3 * sizeof(h->attrs[0]));
-	h->length = sizeof(*h) + 3 * sizeof(h->attrs[0]);
-	h->object_id = UVERBS_OBJECT_PD;
-	h->method_id = IBPD_METHOD_PD_ALLOC;
-	h->num_attrs = 3;
-	h->driver_id = test_driver_id;
-	h->attrs[0].attr_id = IBPD_ATTR_PD_ALLOC_HANDLE;
-	h->attrs[1].attr_id = IBPD_ATTR_PD_ALLOC_RESP_PDN;
-	h->attrs[1].len = sizeof(ap->out.pdn);
-	h->attrs[1].data = (uintptr_t)&ap->out.pdn;
-	h->attrs[2].attr_id = IBPD_ATTR_PD_ALLOC_RESP_ID;
-	h->attrs[2].len = sizeof(ap->out.id);
-	h->attrs[2].data = (uintptr_t)&ap->out.id;
-	h->attrs[0].flags = h->attrs[1].flags = h->attrs[2].flags =
-		UVERBS_ATTR_F_MANDATORY;
-	ap->hdr = h;
+	c = (void *)(p + TEST_PAGE - sizeof(c->hdr) - 2 * sizeof(c->attrs[0]));
+	raw_pd_alloc_cmd(c, &ap->out.pdn, (uint64_t *)&ap->out.id);
+	ap->cmd = c;
 }
 
 /* 0, or the errno of mmap() or mprotect(). */
@@ -1566,14 +1555,14 @@ static void abort_pages_fini(struct abort_pages *ap)
 /* ABORT_IOCTL */
 static int alloc_ioctl_tail_ro(int fd, struct abort_pages *ap, struct pd *seen)
 {
-	struct ib_uverbs_ioctl_hdr *h = ap->hdr;
+	struct raw_cmd *c = ap->cmd;
 	int err;
 
-	h->attrs[0].data = 0;
-	h->attrs[1].flags = UVERBS_ATTR_F_MANDATORY;
+	c->attrs[0].data = 0;
+	c->attrs[1].flags = UVERBS_ATTR_F_MANDATORY;
 	memset(&ap->out, 0, sizeof(ap->out));
-	err = ioctl(fd, RDMA_VERBS_IOCTL, h) ? errno : 0;
-	seen->handle = h->attrs[0].data;
+	err = raw_exec(fd, c);
+	seen->handle = c->attrs[0].data;
 	seen->pdn = ap->out.pdn;
 	seen->id = ap->out.id;
 	return err;
@@ -1934,8 +1923,8 @@ FIXTURE_TEARDOWN(abi)
 static void import_cmd(struct raw_cmd *c, uint32_t handle, uint32_t *pdn,
 		       uint32_t *usecnt)
 {
-	test_pd_import_cmd(c, handle, pdn,
-			   &(struct test_import_opt){ .usecnt = usecnt });
+	raw_pd_import_cmd(c, handle, pdn,
+			  &(struct raw_import_opt){ .usecnt = usecnt });
 }
 
 TEST_F(abi, import_ok)
@@ -1994,10 +1983,7 @@ TEST_F(abi, alloc_returns_id)
 	uint32_t pdn = 0;
 	struct raw_cmd c;
 
-	raw_init(&c, UVERBS_OBJECT_PD, IBPD_METHOD_PD_ALLOC);
-	raw_attr(&c, IBPD_ATTR_PD_ALLOC_HANDLE, 0, 0);
-	raw_attr(&c, IBPD_ATTR_PD_ALLOC_RESP_PDN, 4, (uintptr_t)&pdn);
-	raw_attr(&c, IBPD_ATTR_PD_ALLOC_RESP_ID, 8, (uintptr_t)&id);
+	raw_pd_alloc_cmd(&c, &pdn, &id);
 	ASSERT_EQ(0, raw_exec(self->fd, &c));
 	EXPECT_LT(self->pd.id, id);
 }
@@ -2101,10 +2087,10 @@ TEST_F(abi, alloc_needs_new_handle_and_pdn)
 	struct raw_cmd c;
 	uint32_t pdn = 0;
 
-	raw_init(&c, UVERBS_OBJECT_PD, IBPD_METHOD_PD_ALLOC);
-	raw_attr(&c, IBPD_ATTR_PD_ALLOC_HANDLE, 0, 0);
+	raw_pd_alloc_cmd(&c, &pdn, NULL);
+	c.hdr.num_attrs = 1;	/* the handle alone */
 	EXPECT_EQ(EINVAL, raw_exec(self->fd, &c));
-	raw_attr(&c, IBPD_ATTR_PD_ALLOC_RESP_PDN, 4, (uintptr_t)&pdn);
+	c.hdr.num_attrs = 2;
 	c.hdr.length = 0;
 	ASSERT_EQ(0, raw_exec(self->fd, &c));
 	EXPECT_NE(0, pdn);
@@ -2118,8 +2104,7 @@ TEST_F(abi, destroy_wrong_type)
 	uint32_t mr;
 
 	test_cmd_mr_reg(self->fd, self->pd.handle, buf, 4096, 0, &mr);
-	raw_init(&c, UVERBS_OBJECT_PD, UVERBS_METHOD_PD_DESTROY);
-	raw_attr(&c, UVERBS_ATTR_DESTROY_PD_HANDLE, 0, mr);
+	raw_pd_destroy_cmd(&c, mr);
 	EXPECT_EQ(EINVAL, raw_exec(self->fd, &c));
 	test_cmd_mr_destroy(self->fd, mr);
 	free(buf);

@@ -22,14 +22,11 @@
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <rdma/ib_user_ioctl_cmds.h>
-#include <rdma/ib_user_ioctl_verbs.h>
 #include <rdma/ib_user_verbs.h>
-#include <rdma/rdma_user_ioctl_cmds.h>
 #include <rdma/ibpd-abi.h>
-#include <rdma/ibpd_user_ioctl_cmds.h>
 
 #include "lib/ibpd_debugfs.h"
+#include "lib/ibpd_uverbs.h"
 
 /* As the kernel's IB_DEVICE_NAME_MAX */
 #define IB_DEVICE_NAME_MAX 64
@@ -62,85 +59,6 @@ sh(const char *fmt, ...)
 	va_end(ap);
 	status = system(cmd);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-struct raw_cmd {
-	struct ib_uverbs_ioctl_hdr hdr;
-	struct ib_uverbs_attr attrs[8];
-};
-
-/*
- * The driver id every ioctl header must carry: the device's (the core
- * refuses any other with EINVAL). ibpd has none of its own, so its devices
- * take RDMA_DRIVER_UNKNOWN; a program that opens another driver's device
- * sets that driver's.
- */
-static uint32_t test_driver_id = RDMA_DRIVER_UNKNOWN;
-
-static inline void raw_init(struct raw_cmd *c, uint16_t obj, uint16_t meth)
-{
-	memset(c, 0, sizeof(*c));
-	c->hdr.object_id = obj;
-	c->hdr.method_id = meth;
-	c->hdr.driver_id = test_driver_id;
-}
-
-static inline struct ib_uverbs_attr *raw_attr(struct raw_cmd *c, uint16_t id,
-					      uint16_t len, uint64_t data)
-{
-	struct ib_uverbs_attr *a = &c->attrs[c->hdr.num_attrs++];
-
-	a->attr_id = id;
-	a->len = len;
-	a->flags = UVERBS_ATTR_F_MANDATORY;
-	a->data = data;
-	return a;
-}
-
-/* An input attribute: up to 8 bytes travel inline in the data field. */
-static inline struct ib_uverbs_attr *raw_in(struct raw_cmd *c, uint16_t id,
-					    const void *buf, uint16_t len)
-{
-	struct ib_uverbs_attr *a = raw_attr(c, id, len, (uintptr_t)buf);
-
-	if (len <= sizeof(a->data)) {
-		a->data = 0;
-		memcpy(&a->data, buf, len);
-	}
-	return a;
-}
-
-/* Returns 0 or the errno of the ioctl. */
-static inline int raw_exec(int fd, struct raw_cmd *c)
-{
-	if (!c->hdr.length)
-		c->hdr.length = sizeof(c->hdr) +
-				c->hdr.num_attrs * sizeof(c->attrs[0]);
-	return ioctl(fd, RDMA_VERBS_IOCTL, &c->hdr) ? errno : 0;
-}
-
-/*
- * A core write() command through UVERBS_METHOD_INVOKE_WRITE, as rdma-core
- * sends it, with optional driver data in (uin) and out (uout). Returns 0 or
- * the errno of the ioctl.
- */
-static inline int raw_write(int fd, uint32_t command, const void *in,
-			    uint16_t inlen, void *out, uint16_t outlen,
-			    const void *uin, uint16_t uinlen, void *uout,
-			    uint16_t uoutlen)
-{
-	struct raw_cmd c;
-
-	raw_init(&c, UVERBS_OBJECT_DEVICE, UVERBS_METHOD_INVOKE_WRITE);
-	raw_attr(&c, UVERBS_ATTR_WRITE_CMD, sizeof(uint64_t), command);
-	raw_in(&c, UVERBS_ATTR_CORE_IN, in, inlen);
-	if (outlen)
-		raw_attr(&c, UVERBS_ATTR_CORE_OUT, outlen, (uintptr_t)out);
-	if (uinlen)
-		raw_in(&c, UVERBS_ATTR_UHW_IN, uin, uinlen);
-	if (uoutlen)
-		raw_attr(&c, UVERBS_ATTR_UHW_OUT, uoutlen, (uintptr_t)uout);
-	return raw_exec(fd, &c);
 }
 
 /*
@@ -223,12 +141,7 @@ static inline int test_pd_alloc_resp(int fd, uint32_t *handle,
 	struct raw_cmd c;
 	int err;
 
-	raw_init(&c, UVERBS_OBJECT_PD, IBPD_METHOD_PD_ALLOC);
-	raw_attr(&c, IBPD_ATTR_PD_ALLOC_HANDLE, 0, 0);
-	raw_attr(&c, IBPD_ATTR_PD_ALLOC_RESP_PDN, sizeof(drv->pdn),
-		 (uintptr_t)&drv->pdn);
-	raw_attr(&c, IBPD_ATTR_PD_ALLOC_RESP_ID, sizeof(drv->id),
-		 (uintptr_t)&drv->id);
+	raw_pd_alloc_cmd(&c, &drv->pdn, (uint64_t *)&drv->id);
 	err = raw_exec(fd, &c);
 	if (!err)
 		*handle = c.attrs[0].data;
@@ -271,49 +184,8 @@ static inline int test_pd_destroy(int fd, uint32_t handle)
 {
 	struct raw_cmd c;
 
-	raw_init(&c, UVERBS_OBJECT_PD, UVERBS_METHOD_PD_DESTROY);
-	raw_attr(&c, UVERBS_ATTR_DESTROY_PD_HANDLE, 0, handle);
+	raw_pd_destroy_cmd(&c, handle);
 	return raw_exec(fd, &c);
-}
-
-/*
- * The optional attributes of IBPD_METHOD_PD_IMPORT, each sent when it is
- * not NULL: the pdn and the identity the PD must have (else ESTALE), and
- * where its use count and identity go.
- */
-struct test_import_opt {
-	const uint32_t *want_pdn;
-	uint32_t *usecnt;
-	const uint64_t *want_id;
-	uint64_t *id;
-};
-
-/*
- * The import of handle, built in c and not sent: the handle, the pdn's
- * place (mandatory), then the attributes of opt (which may be NULL) in
- * the order of struct test_import_opt. The ABI tests send it changed.
- */
-static inline void test_pd_import_cmd(struct raw_cmd *c, uint32_t handle,
-				      uint32_t *pdn,
-				      const struct test_import_opt *opt)
-{
-	raw_init(c, UVERBS_OBJECT_PD, IBPD_METHOD_PD_IMPORT);
-	raw_attr(c, IBPD_ATTR_PD_IMPORT_HANDLE, 0, handle);
-	raw_attr(c, IBPD_ATTR_PD_IMPORT_RESP_PDN, sizeof(*pdn), (uintptr_t)pdn);
-	if (!opt)
-		return;
-	if (opt->want_pdn)
-		raw_in(c, IBPD_ATTR_PD_IMPORT_PDN, opt->want_pdn,
-		       sizeof(*opt->want_pdn));
-	if (opt->usecnt)
-		raw_attr(c, IBPD_ATTR_PD_IMPORT_RESP_USECNT,
-			 sizeof(*opt->usecnt), (uintptr_t)opt->usecnt);
-	if (opt->want_id)
-		raw_in(c, IBPD_ATTR_PD_IMPORT_ID, opt->want_id,
-		       sizeof(*opt->want_id));
-	if (opt->id)
-		raw_attr(c, IBPD_ATTR_PD_IMPORT_RESP_ID, sizeof(*opt->id),
-			 (uintptr_t)opt->id);
 }
 
 /*
@@ -324,13 +196,13 @@ static inline int test_pd_import(int fd, uint32_t handle,
 				 const uint64_t *want_id, uint32_t *pdn,
 				 uint64_t *id, uint32_t *usecnt)
 {
-	struct test_import_opt opt = {
-		.usecnt = usecnt, .want_id = want_id, .id = id,
+	struct raw_import_opt opt = {
+		.id = id, .want_id = want_id, .usecnt = usecnt,
 	};
 	struct raw_cmd c;
 	uint32_t p;
 
-	test_pd_import_cmd(&c, handle, pdn ? pdn : &p, &opt);
+	raw_pd_import_cmd(&c, handle, pdn ? pdn : &p, &opt);
 	return raw_exec(fd, &c);
 }
 
@@ -340,11 +212,11 @@ static inline int test_pd_import(int fd, uint32_t handle,
  */
 static inline int test_pd_import_pdn(int fd, uint32_t handle, uint32_t pdn)
 {
-	struct test_import_opt opt = { .want_pdn = &pdn };
+	struct raw_import_opt opt = { .want_pdn = &pdn };
 	struct raw_cmd c;
 	uint32_t p;
 
-	test_pd_import_cmd(&c, handle, &p, &opt);
+	raw_pd_import_cmd(&c, handle, &p, &opt);
 	return raw_exec(fd, &c);
 }
 

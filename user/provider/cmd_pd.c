@@ -8,6 +8,10 @@
  * ibpd_cmd_import_pd(). The import method only looks a PD handle up and
  * tells its number, identity and use count; it creates nothing, which is
  * why it serves ibpddv_query_pd() as well as the import verbs.
+ *
+ * The kselftests, the fuzzers and the bench send the same commands without
+ * rdma-core (selftests/lib/ibpd_uverbs.h): the same attributes in the same
+ * order, each mandatory or optional alike. Change both together.
  */
 
 #include <config.h>
