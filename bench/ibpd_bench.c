@@ -1155,24 +1155,15 @@ static void raise_max_pd(const char *name, struct ibv_context *ctx)
 {
 	long need = FULL_SCALE + 16, was = -1, now = -1;
 	struct ibv_device_attr attr;
-	char dir[PATH_MAX - 8], path[PATH_MAX];
-	FILE *f;
+	char path[PATH_MAX];
 
-	if (dbg_dir(dir, sizeof(dir), name)) {
+	if (dbg_path_dev(path, sizeof(path), name, "max_pd")) {
 		errno = ENOENT;
 		die("max_pd: no debugfs directory for the device");
 	}
-	snprintf(path, sizeof(path), "%s/max_pd", dir);
-	/* a debugfs attribute does not seek: one open to read, one to write */
-	f = fopen(path, "r");
-	if (!f || fscanf(f, "%ld", &was) != 1)
+	was = dbg_read_dev(name, "max_pd");
+	if (was < 0 || (was < need && dbg_write_dev(name, "max_pd", need)))
 		die(path);
-	fclose(f);
-	if (was < need) {
-		f = fopen(path, "w");
-		if (!f || fprintf(f, "%ld\n", need) < 0 || fclose(f))
-			die(path);
-	}
 	if (ibv_query_device(ctx, &attr))
 		die("ibv_query_device");
 	now = attr.max_pd;

@@ -353,29 +353,17 @@ static inline int test_list_pds(int fd, uint32_t *handles, size_t max,
 #define test_cmd_list_pds(fd, handles, max, total) \
 	ASSERT_EQ(0, test_list_pds(fd, handles, max, total))
 
+/* FILE of the test device's debugfs directory; a path that fails if none. */
 static inline int dbg_path(char *buf, size_t len, const char *file)
 {
-	char dir[160];
-
-	if (dbg_dir(dir, sizeof(dir), test_dev()))
+	if (dbg_path_dev(buf, len, test_dev(), file))
 		return snprintf(buf, len, "/nonexistent/%s", file);
-	return snprintf(buf, len, "%s/%s", dir, file);
+	return 0;
 }
 
 static inline long long dbg_read(const char *file)
 {
-	char path[256];
-	long long v = -1;
-	FILE *f;
-
-	dbg_path(path, sizeof(path), file);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	if (fscanf(f, "%lld", &v) != 1)
-		v = -1;
-	fclose(f);
-	return v;
+	return dbg_read_dev(test_dev(), file);
 }
 
 /* Lines of a debugfs file; -1 if it cannot be read. */

@@ -66,17 +66,45 @@ static inline int dbg_dir(char *buf, size_t len, const char *name)
 	       0 : -1;
 }
 
+/* The path of FILE in device NAME's debugfs directory: 0, or -1 if none. */
+static inline int dbg_path_dev(char *buf, size_t len, const char *name,
+			       const char *file)
+{
+	char dir[256];
+
+	if (dbg_dir(dir, sizeof(dir), name))
+		return -1;
+	return snprintf(buf, len, "%s/%s", dir, file) < (int)len ? 0 : -1;
+}
+
+/* The number FILE of device NAME's debugfs directory says; -1 if none. */
+static inline long long dbg_read_dev(const char *name, const char *file)
+{
+	char path[512];
+	long long v = -1;
+	FILE *f;
+
+	if (dbg_path_dev(path, sizeof(path), name, file))
+		return -1;
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%lld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
 /* Writes v to FILE of device NAME's debugfs directory: 0, or -1. */
 static inline int dbg_write_dev(const char *name, const char *file,
 				long long v)
 {
-	char dir[256], path[512];
+	char path[512];
 	FILE *f;
 	int ret;
 
-	if (dbg_dir(dir, sizeof(dir), name))
+	if (dbg_path_dev(path, sizeof(path), name, file))
 		return -1;
-	snprintf(path, sizeof(path), "%s/%s", dir, file);
 	f = fopen(path, "w");
 	if (!f)
 		return -1;
