@@ -14,8 +14,8 @@
 # run before the unload test. kselftest TAP.
 set -u
 dir=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=selftests/lib.sh
-. "$dir/lib.sh"
+# shellcheck source=selftests/lib/ksft.sh
+. "$dir/lib/ksft.sh"
 dbg=/sys/kernel/debug/ibpd
 holder_in=""
 

@@ -8,8 +8,8 @@
 # in the test VM; kselftest TAP.
 set -u
 dir=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=selftests/lib.sh
-. "$dir/lib.sh"
+# shellcheck source=selftests/lib/ksft.sh
+. "$dir/lib/ksft.sh"
 n=${IBPD_MEMCG_PDS:-8192}
 fds=()
 

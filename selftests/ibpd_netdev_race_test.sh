@@ -16,8 +16,8 @@
 # As root, in the test VM; kselftest TAP.
 set -u
 dir=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=selftests/lib.sh
-. "$dir/lib.sh"
+# shellcheck source=selftests/lib/ksft.sh
+. "$dir/lib/ksft.sh"
 tries=${IBPD_RACE_TRIES:-100}
 race=$build/selftests/ibpd_link_race
 [ -x "$race" ] || race=$dir/ibpd_link_race

@@ -21,8 +21,8 @@
 # the bug. As root, in the test VM; kselftest TAP.
 set -u
 dir=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=selftests/lib.sh
-. "$dir/lib.sh"
+# shellcheck source=selftests/lib/ksft.sh
+. "$dir/lib/ksft.sh"
 dev=ibpdG0
 cg=$cgroot/ibpd_rdmacg_td
 nreuse=64	# a CPU

@@ -9,8 +9,8 @@
 # still allocates meanwhile. As root, in the test VM; kselftest TAP.
 set -u
 dir=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=selftests/lib.sh
-. "$dir/lib.sh"
+# shellcheck source=selftests/lib/ksft.sh
+. "$dir/lib/ksft.sh"
 dev=${IBPD_DEV:-ibpd0}
 n=4		# the holder's PDs; with its MR, n + 1 objects
 holder_in=""

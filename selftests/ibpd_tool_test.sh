@@ -10,8 +10,8 @@
 # kselftest TAP.
 set -u
 dir=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=selftests/lib.sh
-. "$dir/lib.sh"
+# shellcheck source=selftests/lib/ksft.sh
+. "$dir/lib/ksft.sh"
 ibpd=$build/ibpd
 holders=()
 trap 'for h in "${holders[@]}"; do exec {h}>&-; done; rm -rf "$tmp"' EXIT

@@ -8,7 +8,8 @@
 # the full run's 1M live PDs need. First, on the host, the report's
 # judgement of its targets on recorded output.
 set -u
-. "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
+# shellcheck source=selftests/lib/tap.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../../selftests/lib/tap.sh"
 tap_setup 11
 
 # The report's judgement, on the recorded output of a short run
@@ -16,7 +17,7 @@ tap_setup 11
 # growth is GROWTH in every round (or, for "a,b", a in the even rounds and
 # b in the odd ones), and max_pd as the bench found it (LIMIT).
 variant() {	# variant GROWTH LIMIT OUT
-	python3 - "$here/logs/bench-short.log" "$@" <<'PY'
+	python3 - "$top/scripts/tests/logs/bench-short.log" "$@" <<'PY'
 import json, sys
 src, growth, limit, dst = sys.argv[1:5]
 g = [float(x) for x in growth.split(",")]
@@ -71,7 +72,7 @@ variant 1.0 65536 "$tmp/lim.log" &&
 ok $? "report: a max_pd below the full scale's need is a missed target"
 # No target the driver cannot meet: the import is held to the core's own
 # lookup, which the recorded run shows is above the null ioctl.
-python3 "$top/bench/report.py" "$here/logs/bench-short.log" "$tmp/rec" > "$tmp/out" 2>&1 &&
+python3 "$top/bench/report.py" "$top/scripts/tests/logs/bench-short.log" "$tmp/rec" > "$tmp/out" 2>&1 &&
 	! grep -q 'import <= 1.5x null ioctl' "$tmp/out" &&
 	grep -q "import ioctl <= 1.5x the core's lookup alone" "$tmp/out" &&
 	judged "$tmp/rec" >> "$tmp/out" 2>&1

@@ -10,7 +10,8 @@
 # source tree (scripts/build/module-tree), whole, as debian/rules copies
 # it for DKMS. kselftest-style TAP.
 set -u
-. "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
+# shellcheck source=selftests/lib/tap.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../../selftests/lib/tap.sh"
 tap_setup 12
 
 # -p: the rules as read; the goal FORCE has no recipe: nothing runs

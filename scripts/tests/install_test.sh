@@ -7,7 +7,8 @@
 # a small program builds against the installed headers and library through
 # pkg-config and runs.
 set -u
-. "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
+# shellcheck source=selftests/lib/tap.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../../selftests/lib/tap.sh"
 tap_setup 14
 dest=$tmp/root
 prefix=/usr/local

@@ -6,7 +6,8 @@
 # on recorded soak output, and vm-run's exit status, working tree sharing,
 # splat detection and second boots in a real VM.
 set -u
-. "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
+# shellcheck source=selftests/lib/tap.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../../selftests/lib/tap.sh"
 tap_setup 37
 trap 'rm -rf "$tmp" "$top"/scripts/tests/untracked-*' EXIT
 
@@ -53,14 +54,14 @@ echo "$("$m" provider-abi-node)$("$m" "rdma-core-$("$m" rdma-cores 1)" 3)" > "$t
 ok $? "provider-abi: the ABI of a library's private version node, and its rdma-core"
 expect_rc 1 "provider-abi: a library without the node" \
 	"$top/scripts/build/provider-abi" "$tmp/x.c"
-expect_rc 0 "splat-check: clean console log" "$top/scripts/vm/splat-check" "$here/logs/clean.log"
+expect_rc 0 "splat-check: clean console log" "$top/scripts/vm/splat-check" "$top/scripts/tests/logs/clean.log"
 for s in warning oops kasan lockdep kmemleak; do
-	expect_rc 1 "splat-check: $s is a splat" "$top/scripts/vm/splat-check" "$here/logs/$s.log"
+	expect_rc 1 "splat-check: $s is a splat" "$top/scripts/vm/splat-check" "$top/scripts/tests/logs/$s.log"
 done
 
 # make soak's report (ibpd_check/soak.py): RAW OUT VM_STATUS SPLAT_STATUS TARGETS
 soak() {
-	PYTHONPATH=$here /usr/bin/python3 -m ibpd_check.soak "$here/logs/$1" \
+	PYTHONPATH=$top/scripts/tests /usr/bin/python3 -m ibpd_check.soak "$top/scripts/tests/logs/$1" \
 		"$tmp/soak" "$2" "$3" "$4"
 }
 mkdir -p "$tmp/soak"

@@ -9,7 +9,8 @@
 # exactly the lines of the patches they backport, and each uapi header
 # compiles alone in C and in C++.
 set -u
-. "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
+# shellcheck source=selftests/lib/tap.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../../selftests/lib/tap.sh"
 # shellcheck disable=SC2119 # no plan yet: it is printed once known
 tap_setup
 kernels=${KERNELS:-$("$top/scripts/build/matrix" kernels)}

@@ -44,11 +44,10 @@ verbs=$top/selftests/verbs
 
 [ -n "${IBPD_IN_VM:-}" ] ||
 	{ echo "$0: runs in the test VM (make check's bridge section, make vm-test PACKAGES=1)" >&2; exit 2; }
-# shellcheck source=selftests/tap.sh
-. "$top/selftests/tap.sh"
-dir=$top/selftests/vm
-# shellcheck source=selftests/vm/lib.sh
-. "$dir/lib.sh"	# test_program
+# shellcheck source=selftests/lib/tap.sh
+. "$top/selftests/lib/tap.sh"
+# shellcheck source=selftests/lib/vm.sh
+. "$top/selftests/lib/vm.sh"	# test_program
 run=()
 if [ "${1:-}" = --run ]; then
 	shift
@@ -73,8 +72,8 @@ ma=$(gcc -print-multiarch)
 tap_out=$(mktemp)
 debs=("$IBPD_BRIDGE_DEBS"/*.deb)
 
-# shellcheck source=selftests/vm/apt_offline.sh
-. "$top/selftests/vm/apt_offline.sh"
+# shellcheck source=selftests/lib/apt_offline.sh
+. "$top/selftests/lib/apt_offline.sh"
 
 # What a package or DKMS could leave behind, as deb_vm.sh looks (the
 # kernel's own modules and headers, DKMS's signing key and what dpkg

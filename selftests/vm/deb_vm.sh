@@ -55,8 +55,8 @@ files() {
 	} 2> /dev/null | sort -u
 }
 
-# shellcheck source=selftests/vm/apt_offline.sh
-. "$(dirname "${BASH_SOURCE[0]}")/apt_offline.sh"
+# shellcheck source=selftests/lib/apt_offline.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/apt_offline.sh"
 
 # Our packages dpkg has installed, or has the conffiles of.
 known() {

@@ -12,7 +12,8 @@ if [ "${1:-check}" = clear ]; then
 	[ -w $kml ] && echo clear > $kml
 	exit 0
 fi
-. "$dir/../tap.sh"
+# shellcheck source=selftests/lib/tap.sh
+. "$dir/../lib/tap.sh"
 echo "TAP version 13"
 echo "1..1"
 tap_out=/tmp/kmemleak.out

@@ -8,8 +8,9 @@
 # op by several percent). With IBPD_PROVIDER (the run on the patched
 # kernel): the libibverbs of IBPD_RDMA_CORE and that provider.
 dir=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=selftests/vm/lib.sh
-. "$dir/lib.sh"
+top=$(cd "$dir/../.." && pwd)
+# shellcheck source=selftests/lib/vm.sh
+. "$top/selftests/lib/vm.sh"
 
 "$dir/rxe_up.sh" || exit 1
 if [ -n "${IBPD_PROVIDER:-}" ]; then

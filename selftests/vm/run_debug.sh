@@ -9,8 +9,9 @@
 # cycles), then a kmemleak scan, all as kselftest TAP. vm-run fails the
 # run on any splat in the console.
 dir=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=selftests/vm/lib.sh
-. "$dir/lib.sh"
+top=$(cd "$dir/../.." && pwd)
+# shellcheck source=selftests/lib/vm.sh
+. "$top/selftests/lib/vm.sh"
 
 # KUnit first, apart from the kselftests' TAP (and before the kmemleak
 # scan's start: the suites are not the campaign it judges)
@@ -36,7 +37,7 @@ export IBPD_CYCLES="${IBPD_CYCLES:-10}"
 # test, which wants the namespaces the soak deletes gone
 export IBPD_SOAK_SECONDS="${IBPD_SOAK_SECONDS:-60}"
 run_programs boot-debug
-# the kselftests through the kernel's runner (lib.sh), the fail-nth
+# the kselftests through the kernel's runner (lib/vm.sh), the fail-nth
 # sweeps and "rdma link add" racing its netdev's move and deletion
 # (make soak: longer) among them, less boot-debug-skip, then the unload
 # test

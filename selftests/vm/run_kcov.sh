@@ -7,8 +7,9 @@
 # calls, when it exists); kselftest TAP. IBPD_KCOV_CORE gives the text of
 # ib_core and ib_uverbs.
 dir=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=selftests/vm/lib.sh
-. "$dir/lib.sh"
+top=$(cd "$dir/../.." && pwd)
+# shellcheck source=selftests/lib/vm.sh
+. "$top/selftests/lib/vm.sh"
 
 set -- -m compare -t "${IBPD_KCOV_SECONDS:-45}" -C
 [ -n "${IBPD_KCOV_CORPUS:-}" ] && [ -s "$IBPD_KCOV_CORPUS" ] &&

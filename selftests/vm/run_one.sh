@@ -12,8 +12,9 @@
 # selection: -r FIXTURE.VARIANT.TEST, -f FIXTURE, -v VARIANT, -t TEST, -l
 # to list. Exit status: PROG's; 127 if there is no such program.
 dir=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=selftests/vm/lib.sh
-. "$dir/lib.sh"
+top=$(cd "$dir/../.." && pwd)
+# shellcheck source=selftests/lib/vm.sh
+. "$top/selftests/lib/vm.sh"
 
 [ -n "${IBPD_IN_VM:-}" ] ||
 	{ echo "$0: run me in the test VM: make vm-test TEST=\"PROG [ARGS]\"" >&2; exit 2; }
@@ -27,7 +28,7 @@ fi
 
 case $(realpath "$prog") in
 "$(realpath "$build")/provider/"*)
-	abi=$("$dir/../../scripts/build/provider-abi")
+	abi=$("$top/scripts/build/provider-abi")
 	export LD_LIBRARY_PATH="$build/provider/abi$abi"
 	export RDMAV_DRIVERS="$build/provider/abi$abi/libibpd"
 	;;

@@ -22,8 +22,8 @@ b=$top/out/upstream-proof
 	{ echo "$0: runs in the test VM, started by make upstream-proof" >&2; exit 2; }
 newtests=${IBPD_PROOF_NEW_KSFT:?the new kselftests of the series, from the host}
 
-# shellcheck source=selftests/tap.sh
-. "$top/selftests/tap.sh"
+# shellcheck source=selftests/lib/tap.sh
+. "$top/selftests/lib/tap.sh"
 
 echo "TAP version 13"
 echo "# $IBPD_PROOF kernel $(uname -r)"

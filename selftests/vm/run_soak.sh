@@ -7,8 +7,9 @@
 # tries of each, default 1000), then a kmemleak scan;
 # kselftest TAP. vm-run fails the run on any splat in the console.
 dir=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=selftests/vm/lib.sh
-. "$dir/lib.sh"
+top=$(cd "$dir/../.." && pwd)
+# shellcheck source=selftests/lib/vm.sh
+. "$top/selftests/lib/vm.sh"
 
 "$dir/kmemleak_check.sh" clear
 IBPD_RACE_TRIES=${IBPD_SOAK_RACE_TRIES:-1000}

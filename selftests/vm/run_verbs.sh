@@ -50,8 +50,8 @@ use_lib() {
 		"$(ldd "$b/seed_test" | sed -n 's/.*libibverbs.so.1 => \([^ ]*\).*/\1/p')"
 }
 
-# shellcheck source=selftests/tap.sh
-. "$top/selftests/tap.sh"
+# shellcheck source=selftests/lib/tap.sh
+. "$top/selftests/lib/tap.sh"
 status=0
 verdict() {	# verdict STATUS NAME: one TAP line of run_verbs.sh's own
 	if [ "$1" = 0 ]; then ok 0 "$2"; else ok 1 "$2 (exit $1)"; fi

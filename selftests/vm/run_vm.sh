@@ -7,14 +7,15 @@
 # dummy0 as ibpd's neighbour when rxe is loaded, runs the stock kernels'
 # programs (the matrix's boot-stock-programs: the stress and fuzz
 # programs of stress/, not kselftests), then the kselftests through the
-# test kernel's kselftest runner (run_kselftests, lib.sh; less
+# test kernel's kselftest runner (run_kselftests, selftests/lib/vm.sh; less
 # boot-stock-skip), the unload test last. --no-unload: everything but
 # the unload test; --unload: the unload test alone (after other tests in
 # the same boot). kselftest TAP on stdout; exit status 0 when everything
 # passed.
 dir=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=selftests/vm/lib.sh
-. "$dir/lib.sh"
+top=$(cd "$dir/../.." && pwd)
+# shellcheck source=selftests/lib/vm.sh
+. "$top/selftests/lib/vm.sh"
 
 case ${1:-} in
 --unload)

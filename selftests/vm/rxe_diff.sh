@@ -34,8 +34,8 @@ ni=$(awk '$2 == "no-import"' "$tmp/b" | wc -l)
 # DEV_B's import skips stand for DEV_A's passes
 sed 's/ no-import$/ ok/' "$tmp/b" > "$tmp/b-norm"
 
-# shellcheck source=selftests/tap.sh
-. "$(dirname "$0")/../tap.sh"
+# shellcheck source=selftests/lib/tap.sh
+. "$(dirname "$0")/../lib/tap.sh"
 echo "TAP version 13"
 echo "1..1"
 what="$na cases on $a ($pa passed), $nb on $b ($pb passed, $ni without import)"

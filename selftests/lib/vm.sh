@@ -1,20 +1,20 @@
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 #
-# Sourced by the VM runners (sh) once they have set dir to their own
-# directory: build, the build directory of the checkout (exported as
-# IBPD_BUILD: the installed kselftests find the ibpd tool and the
+# Sourced by the VM runners of selftests/vm (sh) once they have set top
+# to the checkout: build, the build directory of the checkout (exported
+# as IBPD_BUILD: the installed kselftests find the ibpd tool and the
 # provider through it); rc, 0 until a test fails; run_programs and
 # run_kselftests, which run what the matrix (scripts/matrix.conf) says a
-# boot runs.
-# shellcheck shell=sh disable=SC2034,SC2154 # dir is the caller's, rc its verdict
-build=${IBPD_BUILD:-$dir/../../build}
+# boot runs; test_program, a test program found by its name.
+# shellcheck shell=sh disable=SC2034,SC2154 # top is the caller's, rc its verdict
+build=${IBPD_BUILD:-$top/build}
 IBPD_BUILD=$(cd "$build" && pwd)
 export IBPD_BUILD
 rc=0
 
 # boot NAME: the matrix's NAME (boot-stock-programs, ...)
 boot() {
-	"$dir/../../scripts/build/matrix" "$1"
+	"$top/scripts/build/matrix" "$1"
 }
 
 # run_programs BOOT: the programs of the matrix's BOOT-programs, in
@@ -75,7 +75,7 @@ test_program() {
 	*/*) ;;
 	*)
 		for p in "$build/selftests/$1" "$build/selftests/stress/$1" \
-			 "$dir/../$1" "$build/provider/$1"; do
+			 "$top/selftests/$1" "$build/provider/$1"; do
 			[ -f "$p" ] && [ -x "$p" ] && { echo "$p"; return; }
 		done
 		;;

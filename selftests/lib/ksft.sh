@@ -6,8 +6,9 @@
 # build/selftests, else beside the scripts, where kselftest installs it);
 # tmp, a scratch directory the script removes, and tap_out in it; and
 # need_cgroup2 for the tests of a cgroup controller.
-# shellcheck shell=bash source=selftests/tap.sh disable=SC2154 # dir is the caller's
-. "$dir/tap.sh"
+# shellcheck shell=bash disable=SC2154 # dir is the caller's
+# shellcheck source=selftests/lib/tap.sh
+. "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
 build=${IBPD_BUILD:-$dir/../build}
 ibpd_hold=$build/selftests/ibpd_hold
 [ -x "$ibpd_hold" ] || ibpd_hold=$dir/ibpd_hold
