@@ -16,7 +16,6 @@ set -u
 dir=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=selftests/lib/ksft.sh
 . "$dir/lib/ksft.sh"
-dbg=/sys/kernel/debug/ibpd
 holder_in=""
 
 cleanup() {
@@ -37,23 +36,16 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# The debugfs directories whose "name" is $1, one a line. (These helpers
-# run dozens of times: shell builtins and one cat, for a process costs
-# about a second on the debug kernel under TCG.)
-dbg_dirs() {
-	local f n
-	for f in "$dbg"/*/name; do
-		read -r n 2> /dev/null < "$f" && [ "$n" = "$1" ] && echo "${f%name}"
-	done
-}
-
-# One directory for device $1, and every file of every directory readable.
+# One directory for device $1 (dbg_dirs, lib/ibpd_debugfs.sh), and every
+# file of every directory readable. (These helpers run dozens of times:
+# shell builtins and one cat, as processes are slow on the debug kernel
+# under TCG: Documentation/testing.rst, "Run times".)
 dbg_sound() {
 	local dirs d files=()
 	mapfile -t dirs < <(dbg_dirs "$1")
 	[ ${#dirs[@]} = 1 ] ||
 		{ echo "${#dirs[@]} debugfs directories named $1"; return 1; }
-	for d in "$dbg"/*/; do
+	for d in "$dbg_root"/*/; do
 		files+=("$d"{name,pds,num_pds,num_mrs,max_pd,pdn_next})
 	done
 	cat "${files[@]}" > /dev/null
@@ -340,7 +332,7 @@ if [ -z "${IBPD_KO:-}" ]; then
 fi
 {
 	timeout 60 rmmod ibpd &&
-	! [ -d "$dbg" ] && ! in_init ibpdL0 && ! in_ns ibpd_t3 ibpdL3x
+	! [ -d "$dbg_root" ] && ! in_init ibpdL0 && ! in_ns ibpd_t3 ibpdL3x
 } > "$tap_out" 2>&1
 ok $? "rmmod ibpd after all of that, with a device in a namespace"
 
@@ -350,7 +342,7 @@ ok $? "rmmod ibpd after all of that, with a device in a namespace"
 	! insmod "$IBPD_KO" max_pd=0 &&
 	dmesg | grep "invalid for parameter .max_pd" &&
 	! insmod "$IBPD_KO" max_pd=16777216 &&
-	! [ -d "$dbg" ] &&
+	! [ -d "$dbg_root" ] &&
 	insmod "$IBPD_KO" && in_init ibpd0 && dbg_sound ibpd0
 } > "$tap_out" 2>&1
 ok $? "insmod with max_pd 0 or 2^24 fails (EINVAL); insmod again: ibpd0 back"
@@ -382,7 +374,7 @@ PY
 		[ "$e" = EINVAL ] || bad=1
 		[ "$e" != loaded ] || rmmod ibpd
 	done &&
-	[ "$bad" = 0 ] && ! [ -d "$dbg" ] &&
+	[ "$bad" = 0 ] && ! [ -d "$dbg_root" ] &&
 	[ "$(load_errno ndevs=0)" = loaded ] &&
 	! rdma dev | grep -q ': ibpd' && rmmod ibpd &&
 	insmod "$IBPD_KO" ndevs=64 &&
@@ -402,7 +394,7 @@ ok $? "loading with ndevs 65 or 2^32 fails with EINVAL; ndevs=0 makes none, ndev
 	rdma dev set ibpdL2 netns ibpd_t2 &&
 	ip netns del ibpd_t2 &&
 	timeout 60 rmmod ibpd &&
-	! [ -d "$dbg" ] && ! in_init ibpdL2 &&
+	! [ -d "$dbg_root" ] && ! in_init ibpdL2 &&
 	insmod "$IBPD_KO" && in_init ibpd0
 } > "$tap_out" 2>&1
 ok $? "rmmod while a namespace holding a device is being deleted"

@@ -47,14 +47,6 @@ uverbs_of() {
 	done
 }
 
-# dbg_dir DEV: the device's debugfs directory.
-dbg_dir() {
-	local d
-	for d in /sys/kernel/debug/ibpd/*; do
-		[ "$(cat "$d/name")" = "$1" ] && echo "$d"
-	done
-}
-
 # objects PID TAG: asks holder PID, started as TAG, what its file holds
 # (SIGUSR1); prints its answer, "N pds, M async event files".
 objects() {
@@ -230,7 +222,7 @@ ok $? "pds --pid: table of 3 PDs"
 
 # Each PD's import fails (the fail_import knob, ENOMEM): an error for each
 # on stderr with its handle, no row, "0 PDs", exit 1; in JSON an empty list.
-dbg0=$(dbg_dir ibpd0)
+dbg0=$(dbg_dirs ibpd0)
 echo Y > "$dbg0/fail_import"
 "$ibpd" pds --pid "$hold_pid" > "$tmp/fi.txt" 2> "$tmp/fi.err"
 rc=$?
@@ -381,7 +373,7 @@ if command -v gdb > /dev/null; then
 	obs_pid=$hold_pid
 	disown "$obs_pid"	# killed below: no job report
 	before=$(objects "$obs_pid" observed)
-	dbg0=$(dbg_dir ibpd0)
+	dbg0=$(dbg_dirs ibpd0)
 	pds_before=$(cat "$dbg0/num_pds")
 	at_list_pds "shell kill -USR1 $obs_pid; sleep 2; kill -KILL $obs_pid; sleep 2; cat $dbg0/num_pds > $tmp/during" \
 		-j pds --pid "$obs_pid"

@@ -5,7 +5,7 @@
  * ibpd's debugfs as every test program and the bench find it (libc only):
  * one directory per device under IBPD_DBG_ROOT, named after the device's
  * index, whose "name" file says the device's current name, which "rdma
- * dev set" may change.
+ * dev set" may change. ibpd_debugfs.sh finds it so for the shell tests.
  */
 
 #ifndef IBPD_DEBUGFS_H

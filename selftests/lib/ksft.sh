@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 #
 # Sourced by the ibpd kselftest scripts (bash) once they have set dir to
-# their own directory. Gives the TAP helpers (tap.sh); build, the build
+# their own directory. Gives the TAP helpers (tap.sh) and the lookup of a
+# device's debugfs directory (ibpd_debugfs.sh); build, the build
 # directory of a checkout; ibpd_hold, the program that holds PDs (in
 # build/selftests, else beside the scripts, where kselftest installs it);
 # tmp, a scratch directory the script removes, and tap_out in it; and
@@ -9,6 +10,8 @@
 # shellcheck shell=bash disable=SC2154 # dir is the caller's
 # shellcheck source=selftests/lib/tap.sh
 . "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
+# shellcheck source=selftests/lib/ibpd_debugfs.sh
+. "$(dirname "${BASH_SOURCE[0]}")/ibpd_debugfs.sh"
 build=${IBPD_BUILD:-$dir/../build}
 ibpd_hold=$build/selftests/ibpd_hold
 [ -x "$ibpd_hold" ] || ibpd_hold=$dir/ibpd_hold
