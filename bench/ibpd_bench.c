@@ -38,8 +38,9 @@
  *   scripts/tests/ibpd_check/bench.py runs it again where it does).
  *
  * How: the bench runs pinned to one vCPU and times with that vCPU's TSC
- * (qemu TCG gives the host's: some 10 ns to read, where the guest's
- * clocksource, the HPET, costs a system call and an MMIO exit). The ops
+ * (qemu TCG gives the host's, cheap to read, where the guest's
+ * clocksource, the HPET, costs a system call and an MMIO exit:
+ * Documentation/testing.rst, "How it measures"). The ops
  * of a group are warmed up, then measured in rounds: in each round every
  * op runs one batch of about 2 ms, the ops in a shuffled order, so that
  * the ops a ratio compares run within milliseconds of each other. Each
@@ -1284,9 +1285,10 @@ static void bench_memory(const char *name, long n)
 
 /*
  * Closing a file frees its PDs: the cost per PD, over close_rounds files
- * of close_pds PDs each. The files are small, so that a close takes a few
- * milliseconds and the host's preemptions of the vCPU fall on a few of
- * them, outliers the median leaves out. The core frees their uobjects
+ * of close_pds PDs each. The files are small, so that a close is short
+ * (Documentation/testing.rst, "How it measures") and the host's
+ * preemptions of the vCPU fall on a few of them, outliers the median
+ * leaves out. The core frees their uobjects
  * after an RCU grace period: each close is followed by a pause, so that
  * those frees do not land in the next one.
  */

@@ -26,8 +26,8 @@
 
 /*
  * The devices made at load: each registration compares the name with
- * every device's, so thousands of them would take minutes; more are made
- * with "rdma link add".
+ * every device's, so a load's time grows with the square of their
+ * number; more are made with "rdma link add".
  */
 #define IBPD_MAX_NDEVS	64
 

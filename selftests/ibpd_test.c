@@ -423,8 +423,9 @@ TEST_F(pd, list_pds)
 /*
  * One INFO_HANDLES call lists TEST_LIST_PDS_MAX handles at most (the
  * list's length in bytes is 16-bit), and no more than asked for. 16384
- * allocations and their destruction at close take most of the harness's
- * default 30 s on the debug kernel under TCG: 120 s.
+ * allocations and their destruction at close are slow on the debug
+ * kernel under TCG, for the harness's default 30 s
+ * (Documentation/testing.rst, "Run times"): 120 s.
  */
 TEST_F_TIMEOUT(pd, list_pds_limit, 120)
 {

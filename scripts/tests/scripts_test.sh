@@ -110,8 +110,8 @@ expect_rc 1 "vm-run: kernel splat fails the run" "$top/scripts/vm/vm-run" \
 
 # The watchdog stops a silent VM, not a slow one: a job that talks every
 # 4 s runs past --idle 30, one that goes quiet is stopped as hung. (Not
-# --idle 10: on two loaded cores, qemu's start to the first console byte
-# has been 12 s.)
+# --idle 10: on loaded cores qemu is slow to the first console byte,
+# Documentation/testing.rst, "Run times".)
 # shellcheck disable=SC2016 # expanded by the job, in the VM
 expect_rc 0 "vm-run --idle 30: a job that prints every 4 s for 48 s runs to its end" \
 	"$top/scripts/vm/vm-run" --no-ibpd --idle 30 -- \

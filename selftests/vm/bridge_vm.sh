@@ -271,8 +271,9 @@ if [ -n "${IBPD_BRIDGE_NEXT:-}" ]; then
 	: > /tmp/headers.linked	# its links alone, taken away at the end
 	headers "$IBPD_BRIDGE_NEXT" "$nver"
 	t=$SECONDS
-	# its compiles under TCG print nothing for minutes: a line a minute,
-	# so that vm-run does not take the VM for hung
+	# its compiles are long under TCG and print nothing
+	# (Documentation/testing.rst, "Run times"): a line a minute, so that
+	# vm-run does not take the VM for hung
 	( while sleep 60; do echo "# DKMS for $nver: building, $((SECONDS - t)) s"; done ) &
 	tick=$!
 	/etc/kernel/header_postinst.d/dkms "$nver" > "$tap_out" 2>&1

@@ -15,8 +15,8 @@
 # failed case's) go to stdout before it.
 # BUILT: what scripts/build/dkms-prebuild made of NEW's ibpd-dkms on the
 # host, DKMS's build of the module with the package's dkms.conf for this
-# kernel at native speed (under TCG that one compile was most of the
-# test): ibpd-NEW.dkms.tar.gz, which the upgrade's postinst finds where a
+# kernel at native speed (under TCG that one compile is slow:
+# Documentation/testing.rst, "Debian packages"): ibpd-NEW.dkms.tar.gz, which the upgrade's postinst finds where a
 # DKMS package's prebuilt modules are looked for and loads (dkms
 # ldtarball) instead of compiling, and the ibpd.ko* it holds, which must
 # be what DKMS installs.
@@ -81,8 +81,8 @@ device_and_demo() {	# device_and_demo WHAT
 }
 
 # The stock kernel as its packages lay it out: linux-image's modules (only
-# the RDMA core's: depmod over all 4000 reads 380 MB through 9p, minutes
-# under TCG) with modules.dep; linux-headers (/usr/src/linux-headers-KVER,
+# the RDMA core's: depmod over all 4000 reads 380 MB through 9p, slow
+# under TCG: Documentation/testing.rst, "Run times") with modules.dep; linux-headers (/usr/src/linux-headers-KVER,
 # /lib/modules/KVER/build) comes later, with headers(). Writes land in the
 # overlay, the cache stays as it is. /dev/fd, which DKMS needs, is udev's to
 # make on a real system.
@@ -96,8 +96,9 @@ headers() {
 	ln -s "$kcache/root/usr/src/linux-headers-$kver" /usr/src/ &&
 		ln -s /usr/src/linux-headers-"$kver" "$m/build"
 }
-# man-db's index is no business of this test (its trigger takes minutes
-# under TCG): what man-db/auto-update=false does.
+# man-db's index is no business of this test (its trigger is slow under
+# TCG: Documentation/testing.rst, "Run times"): what
+# man-db/auto-update=false does.
 rm -f /var/lib/man-db/auto-update
 [ -f "$kcache/root/usr/src/linux-headers-$kver/Makefile" ] && [ ! -e "$m/build" ] &&
 	grep -q '^kernel/drivers/infiniband/core/ib_uverbs.ko:' "$m/modules.dep" &&
