@@ -2,19 +2,11 @@
 /*
  * Copyright (c) 2026 The ibpd authors.
  *
- * debugfs: per-device state and fault knobs, netdevsim style. A device's
- * directory is named after its ib_core index, which stays the same for
- * the device's life whatever its name or network namespace:
- *
- *   /sys/kernel/debug/ibpd/<index>/name           the device's current name
- *   /sys/kernel/debug/ibpd/<index>/pds            pdn, use count, id per PD
- *   /sys/kernel/debug/ibpd/<index>/num_pds        live PDs
- *   /sys/kernel/debug/ibpd/<index>/num_mrs        live MRs
- *   /sys/kernel/debug/ibpd/<index>/max_pd         PD limit (read/write)
- *   /sys/kernel/debug/ibpd/<index>/pdn_next       the next pdn to try (r/w)
- *   /sys/kernel/debug/ibpd/<index>/fail_alloc_pd  PD allocation fails (ENOMEM)
- *   /sys/kernel/debug/ibpd/<index>/fail_reg_mr    MR registration fails (ENOMEM)
- *   /sys/kernel/debug/ibpd/<index>/fail_import    PD import fails (ENOMEM)
+ * debugfs: per-device state and fault knobs, netdevsim style, in
+ * /sys/kernel/debug/ibpd/<index>/: a device's directory is named after its
+ * ib_core index, which stays the same for the device's life whatever its
+ * name or network namespace. Its files and what each does:
+ * Documentation/ibpd.rst, "debugfs".
  */
 
 #include <kunit/visibility.h>
