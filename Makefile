@@ -29,10 +29,12 @@
 #   make bridge-rxe      rdma_rxe and siw that import, for DKMS on Debian's
 #                        kernels (packaging/ibpd-rdma-sw): out/bridge/rxe/
 #   make bridge-rdma-core
-#                        rdma-core 65.0 with the series (patches/rdma-core),
-#                        Debian packages for bookworm: out/bridge/rdma-core/
-#   make bridge-ibpd     libibpd1, libibpd-dev, ibpd-tools for them (provider
-#                        ABI 66): out/bridge/ibpd/
+#                        the series' base rdma-core with the series
+#                        (patches/rdma-core; scripts/matrix.conf names the
+#                        base), Debian packages for bookworm:
+#                        out/bridge/rdma-core/
+#   make bridge-ibpd     libibpd1, libibpd-dev, ibpd-tools for them (the
+#                        series' provider ABI): out/bridge/ibpd/
 #
 # check, check-quick, vm-test, verbs-check, bench, soak and upstream-proof
 # run scripts/tests/check (their sections: scripts/tests/check --list).
