@@ -6,8 +6,9 @@
 # scripts/build/sparse-fetch, where bookworm's is too old for the headers),
 # checkpatch --strict is clean, the shell scripts pass shellcheck and the
 # Python ones pyflakes, the bridge's backports (patches/bridge) change
-# exactly the lines of the patches they backport, and each uapi header
-# compiles alone in C and in C++.
+# exactly the lines of the patches they backport, ibpddv_is_supported(3)
+# names the matrix's rdma-cores and the one provider of them that claims a
+# device by name, and each uapi header compiles alone in C and in C++.
 set -u
 # shellcheck source=selftests/lib/tap.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../../selftests/lib/tap.sh"
@@ -97,6 +98,31 @@ for bp in "$top"/patches/bridge/*/*.patch; do
 	diff -u <(changed "$up") <(changed "$bp") > "$tmp/out" 2>&1
 	ok $? "patches/bridge/$s/$(basename "$bp"): the lines of next/'s, no other"
 done
+
+# ibpddv_is_supported(3) says which provider claims a device by its name
+# in the matrix's rdma-cores (make check's provider-all has built them):
+# rxe's, and no other.
+vs=$("$top/scripts/build/matrix" rdma-cores)
+got="" want=""
+for v in $vs; do
+	want="$want $v:rxe"
+	b=$("$top/scripts/build/rdma-core-fetch" "$v" 2> "$tmp/out") || {
+		got="$got $v:(not fetched)"
+		continue
+	}
+	for p in $(cd "$b/../providers" && grep -rl 'VERBS_NAME_MATCH(' . |
+		   cut -d/ -f2 | sort -u); do
+		got="$got $v:$p"
+	done
+done
+list=$(echo "$vs" | sed 's/ \([^ ]*\)$/ and \1/; s/ \([^ ]*\) and/, \1 and/g')
+if [ "$got" = "$want" ] &&
+   grep -qF "the only provider of rdma-core $list that matches by" \
+	"$top/man/man3/ibpddv_is_supported.3"; then
+	ok 0 "ibpddv_is_supported(3): rxe's the only provider of rdma-core $list that matches by name"
+else
+	ok 1 "ibpddv_is_supported(3): the providers that match by name:$got (the page: rdma-core $list, rxe)"
+fi
 
 # Debian's docutils (python3-docutils): fail on any warning.
 for d in ibpd testing; do
