@@ -138,9 +138,10 @@ def debug(ctx):
         for line in f:
             if line.startswith(KUNIT_TAG):
                 k.write(line[len(KUNIT_TAG):])
-    ctx.step("kunit", [ctx.path("scripts/tests/kunit-parse"),
+    ctx.step("kunit", ["/usr/bin/python3", "-m", "ibpd_check.kunit",
                        os.path.join(kernel_dir(ctx.top, "debug"),
-                                    "source"), raw])
+                                    "source"), raw],
+             env={"PYTHONPATH": ctx.path("scripts/tests")})
 
 
 def install(ctx):

@@ -15,7 +15,7 @@ import tempfile
 import unittest
 from unittest import mock
 
-from . import bench, bridge, deb, proof, runner, sections, tap, vm
+from . import bench, bridge, deb, kunit, proof, runner, sections, tap, vm
 
 LOGS = os.path.join(os.path.dirname(__file__), "..", "logs")
 
@@ -725,6 +725,45 @@ class Bridge(unittest.TestCase):
                                 "demo"])
         self.assertNotIn("IBPD_BRIDGE_DISTRO", ctx.envs[0])
         self.assertEqual(self.built, [False])	# no lintian
+
+
+class KUnit(unittest.TestCase):
+    """kunit.py's report read for its counts: its summary names only the
+    counts that are not 0, in colour on a terminal."""
+
+    def test_counts(self):
+        self.assertEqual(kunit.counts(
+            "[12:00:01] Testing complete. Ran 33 tests: passed: 33\n"),
+            tap.Counts(33, 0, 0))
+        self.assertEqual(kunit.counts(
+            "\x1b[1;32mok\x1b[0m\n[12:00:01] Testing complete. Ran 9 tests:"
+            " passed: 5, failed: 1, skipped: 1, crashed: 1, errors: 1\n"),
+            tap.Counts(5, 3, 1))
+        self.assertIsNone(kunit.counts("[12:00:01] no tests run!\n"))
+
+    def run_kunit(self, report, rc):
+        with tempfile.TemporaryDirectory() as d:
+            t = os.path.join(d, "tools", "testing", "kunit")
+            os.makedirs(t)
+            with open(os.path.join(t, "kunit.py"), "w") as f:
+                f.write("import sys\nassert sys.argv[1:] == ['parse', 'K']\n"
+                        "print(%r)\nsys.exit(%d)\n" % (report, rc))
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                ret = kunit.main([d, "K"])
+        return ret, out.getvalue().splitlines()
+
+    def test_main(self):
+        ret, out = self.run_kunit("Testing complete. Ran 2 tests: passed: 2", 0)
+        self.assertEqual((ret, out[-1]), (0, tap.Counts(2).totals()))
+        # a failure: kunit.py's exit status and the count agree
+        ret, out = self.run_kunit(
+            "Testing complete. Ran 2 tests: passed: 1, failed: 1", 1)
+        self.assertEqual((ret, out[-1]), (1, tap.Counts(1, 1).totals()))
+        # no summary at all: one failure, said so
+        ret, out = self.run_kunit("Traceback (most recent call last):", 1)
+        self.assertEqual((ret, out[-1]), (1, tap.Counts(failed=1).totals(
+            "no KUnit results")))
 
 
 class TapResult(unittest.TestResult):
