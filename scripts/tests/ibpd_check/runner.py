@@ -82,6 +82,15 @@ class Context:
     def tap_path(self, name):
         return self._runner.tap_path(name)
 
+    def environ(self, env=None):
+        """The environment of what the section runs: the caller's, the
+        runner's (how a VM runs its vCPUs) and env on top. A program the
+        section starts itself, not through step(), is given this one."""
+        e = dict(os.environ)
+        e.update(self._runner.env)
+        e.update(env or {})
+        return e
+
     def step(self, name, argv, env=None, show=True, nested=False,
              divert=None):
         """Runs argv (in the checkout), its output (stderr too) to
@@ -94,9 +103,7 @@ class Context:
         """
         self._runner.nested[name] = nested
         self._runner.wrote(name)
-        e = dict(os.environ)
-        e.update(self._runner.env)
-        e.update(env or {})
+        e = self.environ(env)
         prefix, side = divert or (None, os.devnull)
         with open(self.tap_path(name), "w") as f, open(side, "a") as d:
             p = subprocess.Popen(argv, cwd=self.top, env=e,

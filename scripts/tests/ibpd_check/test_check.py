@@ -310,11 +310,32 @@ class Runner(unittest.TestCase):
             self.assertEqual(rc, 0)
             self.assertIn("progress", text)
             self.assertNotIn("debug kernel lane", text)
+            # a VM the section starts itself: the deb section's
+            rc, text, r = self.run_sections([
+                self.deb_vm(single), self.sh("two", single, runner.DEBUG,
+                                            debug=True)])
+            self.assertEqual((rc, text.splitlines()[-1]),
+                             (0, "%d passed, 0 failed, 0 skipped"
+                              % (deb.VM_CASES + 2)))
             os.environ["IBPD_VM_TCG_THREAD"] = "multi"
             rc, text, r = self.run_sections([
                 self.sh("one", multi, runner.MAIN),
                 self.sh("two", multi, runner.DEBUG, debug=True)])
             self.assertEqual(rc, 0)
+
+    def deb_vm(self, cond):
+        """A section that runs deb.vm() on a VM whose vm-run is sh:
+        deb_vm.sh's cases pass when cond holds."""
+        cases = "; ".join(["echo 'deb-vm: pass case'"] * deb.VM_CASES)
+        v = mock.Mock()
+        v.argv = lambda top, cmd: ["sh", "-c", "%s && { %s; }" % (
+            cond.split(" && ")[0], cases)]
+
+        def run(ctx):
+            with ctx.writer() as w:
+                deb.vm(ctx, w, [])
+        return sections.Section("deb", "deb", runner.MAIN, run, vm=v,
+                                guest=deb.GUEST)
 
 
 class OnDemand(unittest.TestCase):
