@@ -15,6 +15,7 @@
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
+#include <linux/rtnetlink.h>
 #include <linux/slab.h>
 #include <linux/sysfs.h>
 #include <net/addrconf.h>
@@ -213,10 +214,18 @@ static const struct ib_device_ops ibpd_dev_ops = {
  * "rdma link show" shows), the node GUID from its address, and a place on
  * the notifier's list, so that the netdev's unregistration takes the
  * device with it. The core holds the netdev until the device unregisters.
+ *
+ * A move of netdev to another namespace, or its deletion, before the
+ * device is on the list sent its NETDEV_UNREGISTER unseen: under RTNL,
+ * which the notifier runs under, the netdev must still be registered in
+ * NET, the namespace it was in when ibpd_dev_add() began, else -ENODEV,
+ * as if it had gone before "rdma link add" looked it up. (Between that
+ * lookup and ibpd_dev_add() the core passes no namespace to check.)
  */
 static int ibpd_dev_set_netdev(struct ibpd_ib_dev *dev,
-			       struct net_device *netdev)
+			       struct net_device *netdev, struct net *net)
 {
+	bool gone;
 	int ret;
 
 	ret = ib_device_set_netdev(&dev->ibdev, netdev, 1);
@@ -226,10 +235,14 @@ static int ibpd_dev_set_netdev(struct ibpd_ib_dev *dev,
 	if (netdev->addr_len == ETH_ALEN)
 		addrconf_addr_eui48((u8 *)&dev->ibdev.node_guid,
 				    netdev->dev_addr);
+	rtnl_lock();
 	mutex_lock(&ibpd_devs_lock);
 	list_add_tail(&dev->netdev_list, &ibpd_netdev_devs);
 	mutex_unlock(&ibpd_devs_lock);
-	return 0;
+	gone = netdev->reg_state != NETREG_REGISTERED ||
+	       !net_eq(dev_net(netdev), net);
+	rtnl_unlock();
+	return gone ? -ENODEV : 0;
 }
 
 /*
@@ -241,6 +254,8 @@ static int ibpd_dev_set_netdev(struct ibpd_ib_dev *dev,
 struct ibpd_ib_dev *ibpd_dev_add(const char *name, struct net_device *netdev,
 				 u32 max_pd)
 {
+	/* only compared with, never used: no reference needed */
+	struct net *net = netdev ? dev_net(netdev) : NULL;
 	struct ibpd_ib_dev *dev;
 	int ret;
 
@@ -265,7 +280,7 @@ struct ibpd_ib_dev *ibpd_dev_add(const char *name, struct net_device *netdev,
 	dev->ibdev.driver_def = ibpd_uapi_defs;
 
 	if (netdev) {
-		ret = ibpd_dev_set_netdev(dev, netdev);
+		ret = ibpd_dev_set_netdev(dev, netdev, net);
 		if (ret)
 			goto err_dealloc;
 	}
