@@ -7,7 +7,7 @@
 # taking the old name, devices that follow their netdev as rxe and siw do
 # (rdma link show, the node GUID, the netdev's deletion or move with a
 # file open), device names across namespaces (the core's rules, which
-# changed in 7.x), and "rmmod ibpd" after all of it. After each step
+# changed in 7.3), and "rmmod ibpd" after all of it. After each step
 # every device has exactly one debugfs directory, whose "name" is its
 # current name, and every file there can be read (a directory left behind
 # would point into a freed device). Needs IBPD_KO to load the module back;
@@ -259,12 +259,9 @@ ok $? "moving the netdev to another namespace takes the device with it"
 } > "$tap_out" 2>&1
 ok $? "deleting the netdev of a device in another namespace, with a file open there"
 
-# Names across namespaces are the core's, as for rxe: from 7.x a name is
-# unique in its namespace, before on the whole system (EEXIST).
-case $(uname -r) in
-[0-6].*) per_ns=0 ;;
-*) per_ns=1 ;;
-esac
+# Names across namespaces are the core's, as for rxe (lib/rdma_netns.sh).
+per_ns=0
+names_per_netns && per_ns=1
 {
 	rdma link add ibpdS0 type ibpd netdev lo &&
 	rdma dev set ibpdS0 netns ibpd_t1 &&
@@ -274,7 +271,7 @@ esac
 		! rdma link add ibpdS0 type ibpd netdev lo && ! in_init ibpdS0
 	fi && in_ns ibpd_t1 ibpdS0
 } > "$tap_out" 2>&1
-ok $? "the same name in two namespaces: per namespace from 7.x, EEXIST before"
+ok $? "the same name in two namespaces: per namespace from 7.3, refused before"
 
 if [ $per_ns = 1 ]; then
 	{

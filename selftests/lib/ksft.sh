@@ -2,7 +2,8 @@
 #
 # Sourced by the ibpd kselftest scripts (bash) once they have set dir to
 # their own directory. Gives the TAP helpers (tap.sh) and the lookup of a
-# device's debugfs directory (ibpd_debugfs.sh); build, the build
+# device's debugfs directory (ibpd_debugfs.sh); names_per_netns, how the
+# kernel scopes device names (rdma_netns.sh); build, the build
 # directory of a checkout; ibpd_hold, the program that holds PDs (in
 # build/selftests, else beside the scripts, where kselftest installs it);
 # tmp, a scratch directory the script removes, and tap_out in it; and
@@ -12,6 +13,8 @@
 . "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
 # shellcheck source=selftests/lib/ibpd_debugfs.sh
 . "$(dirname "${BASH_SOURCE[0]}")/ibpd_debugfs.sh"
+# shellcheck source=selftests/lib/rdma_netns.sh
+. "$(dirname "${BASH_SOURCE[0]}")/rdma_netns.sh"
 build=${IBPD_BUILD:-$dir/../build}
 ibpd_hold=$build/selftests/ibpd_hold
 [ -x "$ibpd_hold" ] || ibpd_hold=$dir/ibpd_hold

@@ -6,7 +6,8 @@
 # linux-source in the cache), run with "type ibpd" in place of "type rxe":
 # same name in two namespaces, a move onto a taken name, move then rename,
 # a rename onto a taken name, a namespace deleted with a device in it.
-# The names are the core's: from 7.x it keeps them per namespace, and every
+# The names are the core's: from 7.3 it keeps them per namespace
+# (selftests/lib/rdma_netns.sh), and every
 # case must pass as it does for rxe; before, a name is unique on the whole
 # system (rxe cannot even move there: it cannot disassociate), and the
 # three cases that need a name twice must fail with EEXIST (xfail), the
@@ -16,6 +17,8 @@
 # in a fraction of the time); by hand:
 #   scripts/vm/vm-run --kernel 7 --modules dummy -- selftests/vm/rdma_netns_names_test.sh
 set -u
+# shellcheck source=selftests/lib/rdma_netns.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/rdma_netns.sh"
 cache=$("$(dirname "${BASH_SOURCE[0]}")/../../scripts/build/cache-dir")
 src=$(printf '%s\n' "$cache"/kernels/*/source/tools/testing/selftests |
       sort -V | tail -n 1)
@@ -53,10 +56,11 @@ res=$(sed -n -e 's/^ok \([0-9]*\) .*# SKIP.*/\1:skip/p' \
 	     -e 's/^ok \([0-9]*\) .*/\1:ok/p' \
 	     -e 's/^not ok \([0-9]*\) .*/\1:fail/p' "$tmp/out" | tr '\n' ' ')
 # case 4 needs an rdma tool that moves and renames in one command
-case $(uname -r) in
-[0-6].*) want="1:fail 2:fail 3:ok 4:(ok|skip) 5:ok 6:fail " ;;
-*) want="1:ok 2:ok 3:ok 4:(ok|skip) 5:ok 6:ok " ;;
-esac
+if names_per_netns; then
+	want="1:ok 2:ok 3:ok 4:(ok|skip) 5:ok 6:ok "
+else
+	want="1:fail 2:fail 3:ok 4:(ok|skip) 5:ok 6:fail "
+fi
 echo "$res" | grep -Eqx "$want" &&
 	{ [ "${want#1:ok}" != "$want" ] || grep -q "File exists" "$tmp/out"; }
 ok=$?
