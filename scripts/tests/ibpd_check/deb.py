@@ -304,8 +304,8 @@ def vm(ctx, w, args):
     t = time.monotonic()
     r = subprocess.run(ctx.section.vm.argv(
         ctx.top, [ctx.path(GUEST[0])] + args), cwd=ctx.top,
-        env=ctx.environ(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-        errors="replace")
+        env=ctx.environ(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        text=True, errors="replace")
     w.diag("the VM: %d s" % (time.monotonic() - t))
     logdir = os.environ.get("IBPD_LOG_DIR") or ctx.path("out/logs")
     os.makedirs(logdir, exist_ok=True)

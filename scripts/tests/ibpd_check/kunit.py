@@ -34,9 +34,8 @@ def counts(report):
     if line is None:
         return None
     n = {k: int(v) for k, v in COUNT.findall(line)}
-    return Counts(n.get("passed", 0),
-                  n.get("failed", 0) + n.get("crashed", 0) + n.get("errors", 0),
-                  n.get("skipped", 0))
+    failed = sum(n.get(k, 0) for k in ("failed", "crashed", "errors"))
+    return Counts(n.get("passed", 0), failed, n.get("skipped", 0))
 
 
 def main(argv):

@@ -775,7 +775,8 @@ class KUnit(unittest.TestCase):
         return ret, out.getvalue().splitlines()
 
     def test_main(self):
-        ret, out = self.run_kunit("Testing complete. Ran 2 tests: passed: 2", 0)
+        ret, out = self.run_kunit(
+            "Testing complete. Ran 2 tests: passed: 2", 0)
         self.assertEqual((ret, out[-1]), (0, tap.Counts(2).totals()))
         # a failure: kunit.py's exit status and the count agree
         ret, out = self.run_kunit(
