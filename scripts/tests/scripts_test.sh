@@ -8,7 +8,7 @@
 set -u
 # shellcheck source=selftests/lib/tap.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../../selftests/lib/tap.sh"
-tap_setup 37
+tap_setup 46
 trap 'rm -rf "$tmp" "$top"/scripts/tests/untracked-*' EXIT
 
 # The matrix (scripts/matrix.conf) and its reader: what make reads of it
@@ -55,9 +55,15 @@ ok $? "provider-abi: the ABI of a library's private version node, and its rdma-c
 expect_rc 1 "provider-abi: a library without the node" \
 	"$top/scripts/build/provider-abi" "$tmp/x.c"
 expect_rc 0 "splat-check: clean console log" "$top/scripts/vm/splat-check" "$top/scripts/tests/logs/clean.log"
-for s in warning oops kasan lockdep kmemleak; do
+for s in warning oops kasan lockdep kmemleak hang-netdev hang-task hang-rcu hang-lockup; do
 	expect_rc 1 "splat-check: $s is a splat" "$top/scripts/vm/splat-check" "$top/scripts/tests/logs/$s.log"
 done
+expect_rc 1 "splat-check --hang: a netdev reference never put" \
+	"$top/scripts/vm/splat-check" --hang "$top/scripts/tests/logs/hang-netdev.log"
+[ "$(cat "$tmp/out")" = "[ 1071.002314] unregister_netdevice: waiting for ibpdr1 to become free. Usage count = 2" ]
+ok $? "splat-check --hang: prints the first report, once"
+expect_rc 0 "splat-check --hang: a WARNING is a splat, not a hang" \
+	"$top/scripts/vm/splat-check" --hang "$top/scripts/tests/logs/warning.log"
 
 # make soak's report (ibpd_check/soak.py): RAW OUT VM_STATUS SPLAT_STATUS TARGETS
 soak() {
@@ -120,6 +126,20 @@ expect_rc 124 "vm-run --idle 30: a job silent for longer is stopped (exit 124)" 
 	"$top/scripts/vm/vm-run" --no-ibpd --idle 30 -- sh -c 'echo start; sleep 600'
 grep -q 'vm-run: stopped the VM, no output from the VM for 30s: hung' "$tmp/out"
 ok $? "vm-run: the hang is reported as one"
+
+# A hang the kernel reports while it goes on talking (a netdev reference
+# never put: its message every 10 s keeps the VM from going idle) stops
+# the VM IBPD_VM_HANG_GRACE s after the first report, not at --idle or
+# --timeout, with the console's last lines.
+# shellcheck disable=SC2016 # expanded by the job, in the VM
+IBPD_VM_HANG_GRACE=5 expect_rc 124 \
+	"vm-run: a VM whose kernel reports a hang is stopped early (exit 124)" \
+	"$top/scripts/vm/vm-run" --no-ibpd --idle 300 --timeout 300 -- sh -c \
+	'while :; do echo "unregister_netdevice: waiting for d0 to become free. Usage count = 2" > /dev/kmsg; sleep 2; done'
+grep -q 'vm-run: stopped the VM, the kernel reported a hang: .*unregister_netdevice: waiting for d0' "$tmp/out" &&
+	grep -q "^vm-run: | .*unregister_netdevice: waiting for d0" "$tmp/out" &&
+	! grep -q 'still running after' "$tmp/out"
+ok $? "vm-run: the hang is named, the console's last lines shown"
 
 # A kernel that dies before vm-init runs is booted once more, then the
 # run fails: the kernel panics for want of an init here, twice.

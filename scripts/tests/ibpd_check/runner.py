@@ -308,6 +308,8 @@ class Runner:
             total += r.counts
             for line in r.failures:
                 lane.print("# failed in %s: %s" % (name, line))
+            for line in r.stops:
+                lane.print("# failed in %s: %s" % (name, line))
             notes += r.notes
         for n in notes:
             lane.print("# failed: %s" % n)

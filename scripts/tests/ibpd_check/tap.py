@@ -30,6 +30,8 @@ PLAN = re.compile(r"^1\.\.\d+")
 # what "# " nests one level deeper (anything else after "# " is a comment)
 NESTED = re.compile(r"^((not )?ok \d+|K?TAP version \d+|1\.\.\d+)")
 PREFIX = "# "
+# vm-run's words on a VM it stopped, and the console's last lines after
+STOP = re.compile(r"^vm-run: (stopped the VM|the console's last lines|\| )")
 
 
 @dataclass
@@ -61,11 +63,14 @@ class Result:
     """What parse() read: the counts, each "not ok" line (nested ones
     too when nested, without the "# " prefixes of nesting) and the notes of failing
     "# Totals:" lines that carry one (a step's own verdict: "(static
-    exited 1)")."""
+    exited 1)"), and stops: what vm-run said of a VM it stopped early
+    (a hang, its silence, its time) with the console's last lines
+    (STOP)."""
 
     counts: Counts = field(default_factory=Counts)
     failures: list = field(default_factory=list)
     notes: list = field(default_factory=list)
+    stops: list = field(default_factory=list)
 
 
 def unnest(line):
@@ -223,6 +228,8 @@ def parse(lines, nested=False):
     any other and what is nested is not read.
     """
     r = Result()
+    lines = list(lines)
+    r.stops = [x.rstrip("\n") for x in lines if STOP.match(x)]
     for s in read(lines, nested):
         programs = sum(t.program for t in s.results)
         plain = programs < len(s.results)

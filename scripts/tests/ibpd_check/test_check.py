@@ -226,6 +226,26 @@ class Runner(unittest.TestCase):
         self.assertEqual(r.queue, [])
         self.assertEqual(sorted(r.done), ["four", "one", "three", "two"])
 
+    def test_stopped_vm(self):
+        """A VM that vm-run stopped early: its words and the console's
+        last lines in the summary, after the step's verdict."""
+        rc, text, r = self.run_sections([self.sh("hung", "\n".join([
+            "echo 'TAP version 13'",
+            "echo 'vm-run: stopped the VM, the kernel reported a hang: "
+            "unregister_netdevice: waiting for d0 to become free'",
+            "echo \"vm-run: the console's last lines:\"",
+            "echo 'vm-run: | [ 20.1] leaked reference.'",
+            "echo 'vm-run: progress, not a stop'", "exit 124"]),
+            runner.MAIN)])
+        self.assertEqual(rc, 1)
+        lines = text.splitlines()
+        i = lines.index("# failed: hung exited 124")
+        self.assertEqual(lines[i - 3:i], [
+            "# failed in hung: vm-run: stopped the VM, the kernel reported "
+            "a hang: unregister_netdevice: waiting for d0 to become free",
+            "# failed in hung: vm-run: the console's last lines:",
+            "# failed in hung: vm-run: | [ 20.1] leaked reference."])
+
     def test_quick_and_no_debug(self):
         rc, text, r = self.run_sections([
             self.sh("one", "echo '%s'" % tap.Counts(2).totals(),
