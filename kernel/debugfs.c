@@ -20,11 +20,12 @@ static struct dentry *ibpd_debugfs_root;
 /*
  * The pds listing: a walk of the PD table, one PD at a time. Taking a PD
  * holds the table's lock for that moment only (so the PD stays allocated
- * while its numbers are copied), and in between only the walk's cursor
- * stands on the table's list: neither a long read nor seq_file's count of
- * the lines up to a seek's or a pread()'s offset (traverse(), from 0 in
- * one start and stop) ever makes an allocation or a destroy wait for more
- * than one PD. It lists each PD that lives through the walk exactly once,
+ * while its numbers are copied), and in between the walk holds nothing
+ * but its place, a number that no one else steps over: neither a long
+ * read, nor seq_file's count of the lines up to a seek's or a pread()'s
+ * offset (traverse(), from 0 in one start and stop), nor any number of
+ * listings open ever makes an allocation or a destroy wait for more than
+ * one PD. It lists each PD that lives through the walk exactly once,
  * oldest first, whatever the read size and whatever comes and goes
  * meanwhile; a PD made or destroyed during it, once at most.
  *

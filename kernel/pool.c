@@ -7,7 +7,6 @@
 
 #include <kunit/visibility.h>
 #include <linux/errno.h>
-#include <linux/mutex.h>
 #include <linux/rhashtable.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
@@ -15,8 +14,8 @@
 #include "pool.h"
 
 /*
- * The table finds an index; the list keeps the walks' order, in which
- * a resize of the table changes nothing.
+ * The table finds an index; the order (a tree by seq) keeps the walks'
+ * order, in which a resize of the table changes nothing.
  */
 static const struct rhashtable_params ibpd_pool_params = {
 	.key_len = sizeof(u32),
@@ -78,7 +77,8 @@ int ibpd_pool_reserve(struct ibpd_pool *pool, u32 max_count, u32 max_index,
 	}
 	if (ret)
 		goto err_count;
-	INIT_LIST_HEAD(&entry->list);
+	RB_CLEAR_NODE(&entry->order);
+	entry->seq = 0;
 	return 0;
 
 err_count:
@@ -88,11 +88,18 @@ err_count:
 }
 EXPORT_SYMBOL_IF_KUNIT(ibpd_pool_reserve);
 
-/* Shows a reserved entry to walks, at the list's tail. */
+static bool ibpd_pool_before(struct rb_node *a, const struct rb_node *b)
+{
+	return rb_entry(a, struct ibpd_pool_entry, order)->seq <
+	       rb_entry(b, struct ibpd_pool_entry, order)->seq;
+}
+
+/* Shows a reserved entry to walks, after every entry published before. */
 void ibpd_pool_publish(struct ibpd_pool *pool, struct ibpd_pool_entry *entry)
 {
 	spin_lock(&pool->lock);
-	list_add_tail(&entry->list, &pool->list);
+	entry->seq = ++pool->seq;
+	rb_add(&entry->order, &pool->order, ibpd_pool_before);
 	spin_unlock(&pool->lock);
 }
 EXPORT_SYMBOL_IF_KUNIT(ibpd_pool_publish);
@@ -117,46 +124,31 @@ void ibpd_pool_free(struct ibpd_pool *pool, struct ibpd_pool_entry *entry)
 	spin_lock(&pool->lock);
 	WARN_ON(rhashtable_remove_fast(&pool->ht, &entry->node,
 				       ibpd_pool_params));
-	list_del_init(&entry->list);
+	if (!RB_EMPTY_NODE(&entry->order)) {
+		rb_erase(&entry->order, &pool->order);
+		RB_CLEAR_NODE(&entry->order);
+	}
 	spin_unlock(&pool->lock);
 	atomic_dec(&pool->count);
 }
 EXPORT_SYMBOL_IF_KUNIT(ibpd_pool_free);
 
 /*
- * Takes a walk's cursor off its pool's list for the one of the two that
- * comes first: the walk's end (a debugfs file's release, which may come
- * after the device is gone) or the pool's destruction (after the walk's
- * last piece: debugfs_remove() waits for the reads under way).
- */
-static DEFINE_MUTEX(ibpd_pool_walk_lock);
-
-/*
- * A walk of pool, from its start. Its cursor joins the list here, not at
- * the first piece, so that the pool's destruction finds every walk not
- * yet ended, also one that never ran a piece (a debugfs file opened,
- * never read, and released after its device is gone).
+ * A walk of pool, from its start. It holds nothing of the pool's, so the
+ * pool may be destroyed before the walk ends (a debugfs file released
+ * after its device is gone), and an idle walk costs the others nothing.
  */
 void ibpd_pool_walk_init(struct ibpd_pool_walk *walk, struct ibpd_pool *pool)
 {
 	walk->pool = pool;
-	walk->cursor.index = 0;
-	spin_lock(&pool->lock);
-	list_add(&walk->cursor.list, &pool->list);
-	spin_unlock(&pool->lock);
+	walk->seq = 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(ibpd_pool_walk_init);
 
 /* Ends a walk, also after its pool's destruction. */
 void ibpd_pool_walk_exit(struct ibpd_pool_walk *walk)
 {
-	mutex_lock(&ibpd_pool_walk_lock);
-	if (walk->pool) {
-		spin_lock(&walk->pool->lock);
-		list_del_init(&walk->cursor.list);
-		spin_unlock(&walk->pool->lock);
-	}
-	mutex_unlock(&ibpd_pool_walk_lock);
+	walk->pool = NULL;
 }
 EXPORT_SYMBOL_IF_KUNIT(ibpd_pool_walk_exit);
 
@@ -175,24 +167,31 @@ EXPORT_SYMBOL_IF_KUNIT(ibpd_pool_walk_start);
 void ibpd_pool_walk_rewind(struct ibpd_pool_walk *walk)
 {
 	lockdep_assert_held(&walk->pool->lock);
-	list_move(&walk->cursor.list, &walk->pool->list);
+	walk->seq = 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(ibpd_pool_walk_rewind);
 
 /*
- * The first entry after the walk's cursor, not yet passed: after a
- * resume, the one the last piece stopped at (other walks' cursors are no
- * entries). NULL at the end.
+ * The oldest entry the walk has not passed: after a resume, the one the
+ * last piece stopped at, or the next one if that was freed meanwhile.
+ * NULL at the end.
  */
 struct ibpd_pool_entry *ibpd_pool_walk_peek(struct ibpd_pool_walk *walk)
 {
-	struct ibpd_pool_entry *e = &walk->cursor;
+	struct rb_node *n = walk->pool->order.rb_node;
+	struct ibpd_pool_entry *e, *found = NULL;
 
 	lockdep_assert_held(&walk->pool->lock);
-	list_for_each_entry_continue(e, &walk->pool->list, list)
-		if (e->index)
-			return e;
-	return NULL;
+	while (n) {
+		e = rb_entry(n, struct ibpd_pool_entry, order);
+		if (e->seq > walk->seq) {
+			found = e;
+			n = n->rb_left;
+		} else {
+			n = n->rb_right;
+		}
+	}
+	return found;
 }
 EXPORT_SYMBOL_IF_KUNIT(ibpd_pool_walk_peek);
 
@@ -204,11 +203,11 @@ void ibpd_pool_walk_pass(struct ibpd_pool_walk *walk,
 			 struct ibpd_pool_entry *entry)
 {
 	lockdep_assert_held(&walk->pool->lock);
-	list_move(&walk->cursor.list, &entry->list);
+	walk->seq = entry->seq;
 }
 EXPORT_SYMBOL_IF_KUNIT(ibpd_pool_walk_pass);
 
-/* Keeps the walk's place, its cursor, for the next ibpd_pool_walk_start(). */
+/* Keeps the walk's place for the next ibpd_pool_walk_start(). */
 void ibpd_pool_walk_stop(struct ibpd_pool_walk *walk)
 	__releases(&walk->pool->lock)
 {
@@ -219,31 +218,19 @@ EXPORT_SYMBOL_IF_KUNIT(ibpd_pool_walk_stop);
 int ibpd_pool_init(struct ibpd_pool *pool)
 {
 	spin_lock_init(&pool->lock);
-	INIT_LIST_HEAD(&pool->list);
+	pool->order = RB_ROOT;
+	pool->seq = 0;
 	pool->next = 1;
 	atomic_set(&pool->count, 0);
 	return rhashtable_init(&pool->ht, &ibpd_pool_params);
 }
 EXPORT_SYMBOL_IF_KUNIT(ibpd_pool_init);
 
-/*
- * Every entry has been freed; walks not yet ended lose their cursors, and
- * ibpd_pool_walk_exit() then has nothing to do.
- */
+/* Every entry has been freed; walks not yet ended need nothing of it. */
 void ibpd_pool_destroy(struct ibpd_pool *pool)
 {
-	struct ibpd_pool_entry *e, *tmp;
-
-	mutex_lock(&ibpd_pool_walk_lock);
-	spin_lock(&pool->lock);
-	list_for_each_entry_safe(e, tmp, &pool->list, list) {
-		list_del_init(&e->list);
-		if (!e->index)
-			container_of(e, struct ibpd_pool_walk, cursor)->pool = NULL;
-	}
-	spin_unlock(&pool->lock);
-	mutex_unlock(&ibpd_pool_walk_lock);
 	WARN_ON(atomic_read(&pool->count));
+	WARN_ON(!RB_EMPTY_ROOT(&pool->order));
 	rhashtable_destroy(&pool->ht);
 }
 EXPORT_SYMBOL_IF_KUNIT(ibpd_pool_destroy);

@@ -7,18 +7,16 @@
 #define _IBPD_POOL_H
 
 #include <linux/atomic.h>
-#include <linux/list.h>
+#include <linux/rbtree.h>
 #include <linux/rhashtable-types.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
 
-/*
- * An object's place in a pool: a PD number, an MR key index. Index 0 is
- * no object's: it marks a walk's cursor on the list.
- */
+/* An object's place in a pool: a PD number, an MR key index. */
 struct ibpd_pool_entry {
 	struct rhash_head node;
-	struct list_head list;		/* the pool's list, oldest first */
+	struct rb_node order;		/* in the pool's order, by seq */
+	u64 seq;			/* when published: 1, 2, ... */
 	u32 index;
 };
 
@@ -30,8 +28,9 @@ struct ibpd_pool_entry {
  */
 struct ibpd_pool {
 	struct rhashtable ht;		/* index -> struct ibpd_pool_entry */
-	spinlock_t lock;		/* the list: inserts, removals, walks */
-	struct list_head list;		/* the entries and the walks' cursors */
+	spinlock_t lock;		/* the order: inserts, removals, walks */
+	struct rb_root order;		/* the published entries, oldest first */
+	u64 seq;			/* the last published entry's */
 	u32 next;			/* the next index to try */
 	atomic_t count;
 };
@@ -40,15 +39,18 @@ struct ibpd_pool {
  * A walk over the live entries, which may be done in pieces: from
  * ibpd_pool_walk_start() to ibpd_pool_walk_stop() it holds the pool's
  * lock (the entries it returns stay allocated; nothing there may sleep),
- * and in between nothing; its place is a cursor on the pool's list, which
- * new entries join at the tail. So a walk returns each entry that lives
- * through it exactly once, whatever comes and goes meanwhile, and an
- * entry added or freed during it once at most. A piece may be as short as
- * one entry: peek at it, pass it. Only pool.c reads the fields.
+ * and in between nothing. Its place is the seq of the entry it passed
+ * last, which no other walk and no entry's coming or going moves, and
+ * new entries come after every place. So a walk returns each entry that
+ * lives through it exactly once, whatever comes and goes meanwhile, and
+ * an entry added or freed during it once at most; a step costs a lookup
+ * in the order (O(log n)), however many other walks there are. A piece
+ * may be as short as one entry: peek at it, pass it. Only pool.c reads
+ * the fields.
  */
 struct ibpd_pool_walk {
-	struct ibpd_pool *pool;		/* NULL once the pool is destroyed */
-	struct ibpd_pool_entry cursor;
+	struct ibpd_pool *pool;
+	u64 seq;			/* the last entry passed: 0 at the start */
 };
 
 int ibpd_pool_init(struct ibpd_pool *pool);
