@@ -85,7 +85,7 @@ if ! [ -x "$ibpd" ]; then
 	echo "1..0 # SKIP no ibpd tool ($ibpd): the tool is built with libibpd"
 	exit 4
 fi
-echo "1..43"
+echo "1..46"
 
 expect_rc 0 "--help" "$ibpd" --help
 grep -q '^usage: ibpd' "$tmp/out"; ok $? "--help prints the usage"
@@ -307,6 +307,49 @@ cat "$tmp/nc.json" "$tmp/nc.err" > "$tmp/out"
 		"$tmp/nc.json" >> "$tmp/out" 2>&1
 ok $? "pds -j --fd of a file without a context: skipped, {\"files\": []}, exit 0"
 
+# An O_PATH fd of a uverbs device opens no file of it: skipped with a
+# message, exit 0 (not an import that fails with EBADF).
+python3 -c 'import os, sys, time
+fd = os.open(sys.argv[1], os.O_PATH)
+os.dup2(fd, 9)
+os.close(fd)
+print("ready", flush=True)
+time.sleep(600)' "/dev/infiniband/$(uverbs_of ibpd0)" > "$tmp/opath.out" &
+opath_pid=$!
+for _ in $(seq 300); do
+	grep -q ready "$tmp/opath.out" && break
+	sleep 0.1
+done
+"$ibpd" pds --pid "$opath_pid" > "$tmp/out" 2>&1
+rc=$?
+kill "$opath_pid"
+wait "$opath_pid" 2> /dev/null
+[ $rc = 0 ] &&
+	grep -q "^ibpd: pid $opath_pid fd 9: an O_PATH fd of ibpd0, no file of it (nothing to list): skipped$" "$tmp/out"
+ok $? "pds --pid: an O_PATH fd of a uverbs device is skipped with a message, exit 0"
+
+# A file whose device was deleted before ibpd looked: shown with no PDs
+# (the removal destroyed them), as one whose device goes while listed.
+if rdma link add ibpdtg type ibpd netdev lo; then
+	hold ibpdtg 2 removed
+	rdma link delete ibpdtg
+	"$ibpd" pds --pid "$hold_pid" > "$tmp/rm.txt" 2> "$tmp/rm.err"
+	rc=$?
+	"$ibpd" -j pds --pid "$hold_pid" > "$tmp/rm.json" 2>> "$tmp/rm.err"
+	rc=$rc$?
+	cat "$tmp/rm.txt" "$tmp/rm.json" "$tmp/rm.err" > "$tmp/out"
+	[ "$rc" = 00 ] && grep -qx "pid $hold_pid fd $hold_fd: a removed device" "$tmp/rm.txt" &&
+		grep -qx "  0 PDs (the removal destroyed them)" "$tmp/rm.txt" &&
+		python3 - "$tmp/rm.json" "$hold_pid" >> "$tmp/out" 2>&1 <<'PY'
+import json, sys
+f, = json.load(open(sys.argv[1]))["files"]
+assert (f["pid"], f["device"], f["ibpd"], f["pds"]) == (int(sys.argv[2]), None, None, []), f
+PY
+	ok $? "pds: a file whose device was deleted before: shown with no PDs (text and JSON), exit 0"
+else
+	ok 1 "pds with the device deleted before: rdma link add failed"
+fi
+
 # Another user's process: /proc refuses its fds with EACCES, said as such.
 if id -u 1000 > /dev/null 2>&1 || [ "$(id -u)" = 0 ]; then
 	setpriv --reuid=1000 --regid=1000 --clear-groups \
@@ -444,6 +487,28 @@ f, = json.load(open(sys.argv[1]))["files"]
 assert (f["pid"], f["device"], f["ibpd"], f["pds"]) == (int(sys.argv[2]), "ibpd0", True, None), f
 PY
 	ok $? "pds -j: ibpddv_list_pds fails after the import: the file's object closed (pds null), the error on stderr, exit 1"
+
+	# An fd closed between the listing of the process's fds and ibpd's
+	# pidfd_getfd() (the first syscall()): skipped, as one closed before.
+	(
+		exec 9< "/dev/infiniband/$(uverbs_of ibpd0)"
+		trap 'exec 9<&-' USR1
+		echo ready
+		while :; do sleep 0.2; done
+	) > "$tmp/closing.out" &
+	closing_pid=$!
+	for _ in $(seq 300); do
+		grep -q ready "$tmp/closing.out" && break
+		sleep 0.1
+	done
+	at_fn=syscall at_list_pds "shell kill -USR1 $closing_pid; sleep 2" \
+		pds --pid "$closing_pid"
+	kill "$closing_pid"
+	wait "$closing_pid" 2> /dev/null
+	cat "$tmp/gdb.out" "$tmp/gdb.err" "$tmp/gdb.log" > "$tmp/out"
+	[ "$gdb_rc" = 0 ] && ! [ -s "$tmp/gdb.err" ] &&
+		grep -qx "pid $closing_pid has no uverbs file open" "$tmp/gdb.out"
+	ok $? "pds --pid: an fd closed after it was listed is skipped, exit 0"
 
 	# The device goes after ibpd imported the file: it took the PDs along.
 	if rdma link add ibpdtj type ibpd netdev lo; then

@@ -1433,10 +1433,35 @@ static int add_shown(struct fd_set_shown *shown, int fd)
 }
 
 /*
- * Whether FD (ours, so that it cannot change meanwhile) is a uverbs file;
- * its RDMA device's name, from sysfs, in NAME ("?" if unknown).
+ * Whether major is one of the uverbs character devices' (both of the
+ * kernel's regions are "infiniband_verbs" in /proc/devices).
  */
-static bool fd_ibdev(int fd, char *name, size_t len)
+static bool uverbs_major(unsigned int major)
+{
+	char line[128], name[64];
+	bool found = false;
+	unsigned int m;
+	FILE *f;
+
+	f = fopen("/proc/devices", "r");
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "%u %63s", &m, name) == 2 && m == major &&
+			!strcmp(name, "infiniband_verbs");
+	fclose(f);
+	return found;
+}
+
+enum fd_kind { FD_OTHER, FD_UVERBS, FD_UVERBS_GONE };
+
+/*
+ * What FD (ours, so that it cannot change meanwhile) is: a uverbs file,
+ * its RDMA device's name, from sysfs, in NAME ("?" if unknown); one of a
+ * uverbs device that was removed (its node is the uverbs major's, its
+ * sysfs entry gone); or anything else.
+ */
+static enum fd_kind fd_ibdev(int fd, char *name, size_t len)
 {
 	char path[64], target[PATH_MAX], *base;
 	struct stat st;
@@ -1445,41 +1470,85 @@ static bool fd_ibdev(int fd, char *name, size_t len)
 
 	snprintf(name, len, "?");
 	if (fstat(fd, &st) || !S_ISCHR(st.st_mode))
-		return false;
+		return FD_OTHER;
 	snprintf(path, sizeof(path), "/sys/dev/char/%u:%u", major(st.st_rdev),
 		 minor(st.st_rdev));
 	n = readlink(path, target, sizeof(target) - 1);
 	if (n < 0)
-		return false;
+		return errno == ENOENT && uverbs_major(major(st.st_rdev)) ?
+		       FD_UVERBS_GONE : FD_OTHER;
 	target[n] = 0;
 	base = strrchr(target, '/');
 	if (!base || strncmp(base, "/uverbs", 7))
-		return false;
+		return FD_OTHER;
 	snprintf(path, sizeof(path), "/sys/dev/char/%u:%u/ibdev",
 		 major(st.st_rdev), minor(st.st_rdev));
 	f = fopen(path, "r");
 	if (!f)
-		return true;
+		return FD_UVERBS;
 	if (fgets(name, len, f))
 		name[strcspn(name, "\n")] = 0;
 	fclose(f);
-	return true;
+	return FD_UVERBS;
 }
 
+/*
+ * A file whose device was removed before ibpd could import it (its
+ * context then fails with EIO): the removal destroyed its objects, so it
+ * is shown with no PDs, as one whose device goes while it is listed. Its
+ * device's name and driver are gone with it.
+ */
+static void show_gone_file(pid_t pid, int fd)
+{
+	bool first = !files_shown++;
+
+	if (json) {
+		fprintf(out, "%s{\"pid\": %d, \"fd\": %d, \"device\": null, "
+			"\"ibpd\": null, \"truncated\": false, \"pds\": []}",
+			first ? "" : ",", pid, fd);
+		return;
+	}
+	printf("%spid %d fd %d: a removed device\n", first ? "" : "\n", pid,
+	       fd);
+	printf("  0 PDs (the removal destroyed them)\n");
+}
+
+/* show_fd(): the fd was closed since the listing, nothing of it shown */
+#define FD_CLOSED	2
+
+/* 0, 1 on an error (said on stderr), or FD_CLOSED. */
 static int show_fd(pid_t pid, int fd)
 {
 	struct ibv_context *ctx;
+	enum fd_kind kind;
 	char name[64];
 	int myfd, ret;
 
 	myfd = getfd(pid, fd);
+	/* in a listing, an fd closed since it was listed is skipped */
+	if (myfd < 0 && errno == EBADF && opt_fd < 0)
+		return FD_CLOSED;
 	if (myfd < 0) {
 		fprintf(stderr, "ibpd: getting fd %d of pid %d: %s\n", fd, pid,
 			strerror(errno));
 		return 1;
 	}
 	/* the fd may have been closed or reused since it was listed */
-	if (!fd_ibdev(myfd, name, sizeof(name))) {
+	kind = fd_ibdev(myfd, name, sizeof(name));
+	/* an O_PATH fd opens no file of the device: nothing to import */
+	if (kind != FD_OTHER && (fcntl(myfd, F_GETFL) & O_PATH)) {
+		fprintf(stderr,
+			"ibpd: pid %d fd %d: an O_PATH fd of %s, no file of it (nothing to list): skipped\n",
+			pid, fd, kind == FD_UVERBS ? name : "a removed device");
+		close(myfd);
+		return 0;
+	}
+	if (kind == FD_UVERBS_GONE) {
+		show_gone_file(pid, fd);
+		close(myfd);
+		return 0;
+	}
+	if (kind == FD_OTHER) {
 		fprintf(stderr, "ibpd: fd %d of pid %d is not a uverbs file\n",
 			fd, pid);
 		close(myfd);
@@ -1487,6 +1556,15 @@ static int show_fd(pid_t pid, int fd)
 	}
 	/* On success the context owns myfd: ibv_close_device() closes it. */
 	ctx = ibv_import_device(myfd);
+	/*
+	 * the device went before the import: no device of its number
+	 * (ENODEV), or one that took its number since (EIO)
+	 */
+	if (!ctx && (errno == EIO || errno == ENODEV)) {
+		show_gone_file(pid, fd);
+		close(myfd);
+		return 0;
+	}
 	/* not ibpd's; rxe's provider cannot even import the context */
 	if (!ctx && errno == EOPNOTSUPP) {
 		show_other_file(name, pid, fd);
@@ -1522,7 +1600,7 @@ static int cmd_pds(void)
 {
 	pid_t pid = opt_pid ? opt_pid : getpid();
 	struct fd_set_shown shown = {};
-	int ret = 0;
+	int ret = 0, rc;
 	char path[64];
 	struct dirent *e;
 	DIR *d;
@@ -1557,7 +1635,10 @@ static int cmd_pds(void)
 		if (*end || e->d_name[0] == '.' || uverbs_link(pid, fd) <= 0 ||
 		    same_file_shown(pid, &shown, fd))
 			continue;
-		ret |= show_fd(pid, fd);
+		rc = show_fd(pid, fd);
+		if (rc == FD_CLOSED)
+			continue;
+		ret |= rc;
 		if (add_shown(&shown, fd)) {
 			fprintf(stderr, "ibpd: %s\n", strerror(ENOMEM));
 			ret = 1;
