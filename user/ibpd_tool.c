@@ -1084,18 +1084,42 @@ static void json_pretty(const char *s)
 }
 
 /*
- * Whether the device imports PDs: a generic ibv_import_pd() of a handle no
- * file holds fails with ENOENT where it does, EOPNOTSUPP where not.
+ * Whether another process can share the device's PDs: its context
+ * imports (ibv_import_device() of a duplicate of the file: the kernel's
+ * QUERY_CONTEXT, which the driver must answer), and then a PD import of a
+ * handle no file holds fails with ENOENT where PDs import, EOPNOTSUPP
+ * where not. The PD import alone tells nothing where libibverbs imports
+ * PDs generically, without a kernel call: a stock rxe under such an
+ * rdma-core imports no context, so no PD.
  */
 static bool device_imports(struct ibv_context *ctx)
 {
-	struct ibv_pd *pd = ibv_import_pd(ctx, UINT32_MAX);
+	struct ibv_context *imp;
+	struct ibv_pd *pd;
+	bool can;
+	int fd;
 
-	if (pd) {
-		ibv_unimport_pd(pd);
-		return true;
+	fd = fcntl(ctx->cmd_fd, F_DUPFD_CLOEXEC, 0);
+	if (fd < 0)
+		return false;
+	/* On success the context owns fd: ibv_close_device() closes it. */
+	imp = ibv_import_device(fd);
+	if (!imp) {
+		/*
+		 * Some libibverbs close it on a failed import, some do not
+		 * (ibv_import_device(3)); no other thread opens files here,
+		 * so an fd still open is this one.
+		 */
+		if (fcntl(fd, F_GETFD) >= 0)
+			close(fd);
+		return false;
 	}
-	return errno != EOPNOTSUPP;
+	pd = ibv_import_pd(imp, UINT32_MAX);
+	can = pd || errno != EOPNOTSUPP;
+	if (pd)
+		ibv_unimport_pd(pd);
+	ibv_close_device(imp);
+	return can;
 }
 
 /*

@@ -213,6 +213,24 @@ sys.exit(not (d["rxe0"]["pd_import"] and d["ibpd0"]["pd_import"] and
 ' "$tap_out"
 ok $? "ibpd devices: rxe0 and ibpd0 import PDs"
 sed 's/^/# /' "$tap_out"
+# The kernel's own rdma_rxe under the bridge's rdma-core: its PDs import
+# without a kernel call, its context does not (no QUERY_CONTEXT), so
+# another process cannot share them: pd_import false. Then the DKMS
+# module again.
+stock_rxe=$(find "$m/kernel" -name 'rdma_rxe.ko*' | head -n 1)
+{ rdma link delete rxe0 && rmmod rdma_rxe && insmod "$stock_rxe" &&
+	rdma link add rxe0 type rxe netdev dummy0 && ibpd devices -j; } > "$tap_out" 2>&1
+/usr/bin/python3 -c '
+import json, sys
+text = open(sys.argv[1]).read()
+d = {r["device"]: r for r in json.loads(text[text.index("{"):])["devices"]}
+sys.exit(d["rxe0"]["pd_import"] is not False or not d["ibpd0"]["pd_import"])
+' "$tap_out" &&
+	{ rdma link delete rxe0 && rmmod rdma_rxe && modprobe rdma_rxe &&
+		rdma link add rxe0 type rxe netdev dummy0; } >> "$tap_out" 2>&1 &&
+	[ "$(cat /sys/module/rdma_rxe/version 2> /dev/null)" = "$rxever" ]
+ok $? "ibpd devices: the stock rdma_rxe under the bridge's rdma-core: rxe0 does not import PDs ($stock_rxe)"
+sed 's/^/# /' "$tap_out"
 
 # The seed contract, with import expected on rxe0 as on the patched
 # kernel; the same cases and results on rxe0 as on ibpd0.
