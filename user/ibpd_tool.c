@@ -710,6 +710,13 @@ static const char *demo_qp_open(struct ibv_context *ctx, struct ibv_pd *pd,
 			 dev);
 		return why;
 	}
+	/* connected with ibv_modify_qp() by hand, as IB and RoCE QPs are */
+	if (ctx->device->transport_type == IBV_TRANSPORT_IWARP) {
+		snprintf(why, sizeof(why),
+			 "%s is an iWARP device, whose QPs connect only through the connection manager (rdma_cm)",
+			 dev);
+		return why;
+	}
 	q->cq = ibv_create_cq(ctx, 8, NULL, NULL, 0);
 	if (!q->cq) {
 		*err = errno == EOPNOTSUPP ? 0 : errno;
