@@ -256,7 +256,15 @@ void ibpd_debugfs_dev_exit(struct ibpd_ib_dev *dev)
 
 void ibpd_debugfs_init(void)
 {
-	ibpd_debugfs_root = debugfs_create_dir("ibpd", NULL);
+	struct ibpd_add_delays *a = &ibpd_add_delays;
+	struct dentry *d;
+
+	d = debugfs_create_dir("ibpd", NULL);
+	ibpd_debugfs_root = d;
+	debugfs_create_u32("add_delay_lookup_ms", 0600, d, &a->lookup_ms);
+	debugfs_create_u32("add_delay_register_ms", 0600, d, &a->register_ms);
+	debugfs_create_u32("add_delay_enable_ms", 0600, d, &a->enable_ms);
+	debugfs_create_atomic_t("add_delayed", 0400, d, &a->waiting);
 }
 
 void ibpd_debugfs_exit(void)

@@ -92,6 +92,20 @@ static inline struct ibpd_ib_mr *to_ibpd_ib_mr(struct ib_mr *ibmr)
 	return container_of(ibmr, struct ibpd_ib_mr, ibmr);
 }
 
+/*
+ * Test knobs of "rdma link add" (debugfs): each add waits *_ms at its
+ * stage, so that a test can move or delete the netdev in that window
+ * for certain. waiting counts the adds inside a wait.
+ */
+struct ibpd_add_delays {
+	u32 lookup_ms;		/* the notifier cannot see the device yet */
+	u32 register_ms;	/* it can, and the device cannot be taken */
+	u32 enable_ms;		/* the device can be taken, not yet enabled */
+	atomic_t waiting;
+};
+
+extern struct ibpd_add_delays ibpd_add_delays;
+
 /* main.c */
 struct ibpd_ib_dev *ibpd_dev_add(const char *name, struct net_device *netdev,
 				 u32 max_pd);

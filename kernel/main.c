@@ -10,6 +10,7 @@
  */
 
 #include <kunit/visibility.h>
+#include <linux/delay.h>
 #include <linux/device.h>
 #include <linux/list.h>
 #include <linux/module.h>
@@ -102,6 +103,20 @@ static LIST_HEAD(ibpd_netdev_devs);
 /* Both lists, and each device's netdev_gone. */
 static DEFINE_MUTEX(ibpd_devs_lock);
 
+struct ibpd_add_delays ibpd_add_delays;
+
+/* An add's wait at a stage (debugfs): none unless a test set one. */
+static void ibpd_add_delay(const u32 *ms)
+{
+	u32 wait = READ_ONCE(*ms);
+
+	if (!wait)
+		return;
+	atomic_inc(&ibpd_add_delays.waiting);
+	msleep_interruptible(wait);
+	atomic_dec(&ibpd_add_delays.waiting);
+}
+
 /* A device's PDs, at most max_pd of them live, and its MRs. */
 int ibpd_dev_init_objects(struct ibpd_ib_dev *dev, u32 max_pd)
 {
@@ -138,6 +153,9 @@ static int ibpd_ib_enable_driver(struct ib_device *ibdev)
 {
 	struct ibpd_ib_dev *dev = to_ibpd_ib_dev(ibdev);
 
+	/* the first enable, the registration's, of a device of "rdma link add" */
+	if (dev->netdev && list_empty(&dev->list))
+		ibpd_add_delay(&ibpd_add_delays.enable_ms);
 	mutex_lock(&ibpd_devs_lock);
 	/* again after each namespace move: on the list once */
 	if (list_empty(&dev->list))
@@ -280,9 +298,11 @@ struct ibpd_ib_dev *ibpd_dev_add(const char *name, struct net_device *netdev,
 	dev->ibdev.driver_def = ibpd_uapi_defs;
 
 	if (netdev) {
+		ibpd_add_delay(&ibpd_add_delays.lookup_ms);
 		ret = ibpd_dev_set_netdev(dev, netdev, net);
 		if (ret)
 			goto err_dealloc;
+		ibpd_add_delay(&ibpd_add_delays.register_ms);
 	}
 	ret = ib_register_device(&dev->ibdev, name, NULL);
 	if (ret)
