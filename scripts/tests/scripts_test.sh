@@ -8,7 +8,7 @@
 set -u
 # shellcheck source=selftests/lib/tap.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../../selftests/lib/tap.sh"
-tap_setup 46
+tap_setup 54
 trap 'rm -rf "$tmp" "$top"/scripts/tests/untracked-*' EXIT
 
 # The matrix (scripts/matrix.conf) and its reader: what make reads of it
@@ -99,6 +99,59 @@ expect_rc 1 "vm-run -- false" "$top/scripts/vm/vm-run" --no-ibpd -- false
 expect_rc 0 "vm-run with IBPD_VM_ICOUNT=0 and IBPD_VM_TCG_THREAD=multi boots" \
 	env IBPD_VM_ICOUNT=0 IBPD_VM_TCG_THREAD=multi \
 	"$top/scripts/vm/vm-run" --no-ibpd -- true
+
+# KVM where it runs a kernel (scripts/vm/kvm-probe), else TCG with a note;
+# these machines have a /dev/kvm that does not. The probe's verdicts on a
+# stand-in qemu: a kernel that panics for want of a root is one that ran.
+expect_rc 0 "vm-run: auto: KVM or TCG, as kvm-probe says" \
+	"$top/scripts/vm/vm-run" --no-ibpd -- true
+vmlinuz=$("$top/scripts/build/kernel-dir")/vmlinuz
+if why=$("$top/scripts/vm/kvm-probe" "$vmlinuz"); then
+	grep -q 'vm-run: booting (qemu KVM' "$tmp/out" &&
+		! grep -q 'KVM does not run' "$tmp/out"
+else
+	grep -qF "vm-run: KVM does not run a kernel here ($why): TCG" "$tmp/out" &&
+		grep -q 'vm-run: booting (qemu TCG' "$tmp/out"
+fi
+ok $? "vm-run: auto: the accelerator is the probe's, the fallback noted in one line"
+expect_rc 0 "vm-run --accel tcg: TCG without a probe" \
+	"$top/scripts/vm/vm-run" --no-ibpd --accel tcg -- true
+grep -q 'vm-run: booting (qemu TCG' "$tmp/out" && ! grep -q KVM "$tmp/out"
+ok $? "vm-run --accel tcg: no note, TCG"
+if "$top/scripts/vm/kvm-probe" "$vmlinuz" > /dev/null; then
+	expect_rc 0 "vm-run --accel kvm: boots where KVM runs" \
+		"$top/scripts/vm/vm-run" --no-ibpd --accel kvm -- true
+else
+	expect_rc 125 "vm-run --accel kvm: refused where KVM does not run" \
+		"$top/scripts/vm/vm-run" --no-ibpd --accel kvm -- true
+fi
+stub=$tmp/stub
+mkdir -p "$stub"
+# shellcheck disable=SC2016 # expanded by the stand-in
+printf '#!/bin/sh
+for a; do case $a in file:*) f=${a#file:} ;; esac; done
+%s
+' \
+	'[ -n "$STUB_HANG" ] && exec sleep 60; echo "VFS: Unable to mount root fs" > "$f"' \
+	> "$stub/qemu-system-x86_64"
+chmod +x "$stub/qemu-system-x86_64"
+if [ -w /dev/kvm ]; then
+	expect_rc 0 "kvm-probe: a kernel that boots under KVM: usable" \
+		env IBPD_CACHE="$tmp/kc" PATH="$stub:$PATH" \
+		"$top/scripts/vm/kvm-probe" "$vmlinuz"
+	expect_rc 1 "kvm-probe: a kernel that does not boot in time: not usable, said why" \
+		env IBPD_CACHE="$tmp/kc2" PATH="$stub:$PATH" STUB_HANG=1 \
+		IBPD_KVM_PROBE_SECS=2 "$top/scripts/vm/kvm-probe" "$vmlinuz"
+	grep -q 'a kernel did not boot under KVM in 2s' "$tmp/out" &&
+		env IBPD_CACHE="$tmp/kc2" PATH="$stub:$PATH" \
+			"$top/scripts/vm/kvm-probe" "$vmlinuz" > /dev/null
+	[ $? = 1 ]
+	ok $? "kvm-probe: the answer is kept for this boot of the host"
+else
+	for _ in 1 2 3; do
+		skip "kvm-probe's verdicts: no writable /dev/kvm here"
+	done
+fi
 
 # An untracked program in the working tree runs in the VM by its path.
 prog=$(mktemp "$top/scripts/tests/untracked-XXXXXX")

@@ -15,6 +15,8 @@ import subprocess
 # -icount, 2^SHIFT ns of the guest's clocks each, one vCPU: the same
 # figures whatever else the host runs).
 HOST, ICOUNT = "host", "icount"
+# qemu's accelerator where a VM must not take KVM (vm-run: --accel)
+TCG = "tcg"
 
 
 def matrix(top, name):
@@ -60,18 +62,23 @@ class VM:
     ...) or a Kernel; rxe: the matrix's vm-modules (rxe0 over dummy0);
     modules: more ("MOD?": where the kernel has it); ibpd: load ibpd.ko;
     append: words for the kernel's command line; mem, smp: qemu's -m
-    and -smp; clock: HOST or ICOUNT; idle, timeout: vm-run's limits in
+    and -smp; clock: HOST or ICOUNT; accel: TCG for figures comparable
+    from one machine to another (ICOUNT is TCG's anyway), else vm-run's
+    choice (KVM where it runs a kernel); idle, timeout: vm-run's limits in
     seconds; console: keep the console log as out/check/NAME-console.log
     (the section's sections read it after the boot)."""
 
     def __init__(self, kernel, rxe=False, modules=(), ibpd=True, append=(),
-                 mem=None, smp=None, clock=HOST, idle=None, timeout=None,
-                 console=False):
+                 mem=None, smp=None, clock=HOST, accel=None, idle=None,
+                 timeout=None, console=False):
         if clock not in (HOST, ICOUNT):
             raise ValueError("clock: %s or %s, not %s" % (HOST, ICOUNT,
                                                         clock))
         if clock == ICOUNT and smp not in (None, 1):
             raise ValueError("clock icount runs one vCPU, not %s" % smp)
+        if accel not in (None, TCG):
+            raise ValueError("accel: %s or vm-run's choice, not %s"
+                             % (TCG, accel))
         self.kernel = kernel
         self.rxe = rxe
         self.modules = tuple(modules)
@@ -80,6 +87,7 @@ class VM:
         self.mem = mem
         self.smp = 1 if clock == ICOUNT else smp
         self.clock = clock
+        self.accel = accel
         self.idle = idle
         self.timeout = timeout
         self.console = console
@@ -109,6 +117,8 @@ class VM:
             a += ["--smp", str(self.smp)]
         if self.clock == ICOUNT:
             a += ["--icount", "0"]
+        if self.accel and self.clock != ICOUNT:
+            a += ["--accel", self.accel]
         if self.append:
             a += ["--append", " ".join(self.append)]
         if self.idle:
@@ -134,6 +144,8 @@ class VM:
             words.append("%d vCPU" % self.smp)
         if self.clock == ICOUNT:
             words.append("icount")
+        elif self.accel:
+            words.append(self.accel)
         if self.append:
             words.append("'%s'" % " ".join(self.append))
         if self.console:
