@@ -11,12 +11,16 @@ vm-test (make vm-test: TEST, on KERNEL or the matrix's vm-test-kernel),
 verbs (make verbs-check: on KERNEL or the matrix's default-kernel),
 bench (make bench) and soak (make soak: SOAK_MINUTES); make
 upstream-proof names upstream-proof. IBPD_CHECK_OUT: where the TAP
-files go (default: out/check). Exit status 0 only if nothing failed.
+files go (default: out/check); IBPD_CHECK_BUDGET: the run's budget in
+seconds (runner.py). --record-times LOG: scripts/tests/check-times from
+a run's log (the sections' times that the budget's warning compares
+with). Exit status 0 only if nothing failed.
 """
 
 import argparse
 import os
 import sys
+import time
 
 from . import runner, sections
 
@@ -32,8 +36,16 @@ def main(argv):
                     default=os.environ.get("IBPD_DEBUG", "1") != "1")
     ap.add_argument("--list", action="store_true",
                     help="the sections, their lanes, VMs and guest commands")
+    ap.add_argument("--record-times", metavar="LOG",
+                    help="write %s from a run's log" % runner.TIMES)
     ap.add_argument("section", nargs="*")
     a = ap.parse_args(argv)
+    if a.record_times:
+        with open(a.record_times, errors="replace") as f:
+            runner.record_times(f, os.path.join(top, runner.TIMES),
+                                time.strftime("%Y-%m-%d", time.localtime(
+                                    os.path.getmtime(a.record_times))))
+        return 0
     kernels = (os.environ.get("KERNELS") or
                sections.matrix(top, "kernels")).split()
     reg = sections.registry(kernels)

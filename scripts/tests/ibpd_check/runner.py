@@ -14,10 +14,20 @@ the caller set it): a host thread a vCPU, two VMs side by side are much
 slower. The kernels' sections stay in the main lane, which keeps the
 two lanes' ends close (the times measured: Documentation/testing.rst,
 "Run times").
+
+The summary gives each section's wall time and core-seconds (the CPU
+time of the programs it ran, VMs and builds included: Accounted), each
+lane's and the run's. A run longer than its budget (IBPD_CHECK_BUDGET
+seconds, by default 3600: 60 of CI's 90 minutes) prints a warning that
+names the sections that grew against the times recorded in
+scripts/tests/check-times (check --record-times LOG writes them), each
+as a share of its run, so that a slower machine does not count as
+growth.
 """
 
 import contextlib
 import os
+import resource
 import subprocess
 import sys
 import threading
@@ -26,6 +36,100 @@ import time
 from . import tap
 
 MAIN, DEBUG, ANY = "main", "debug", "any"
+BUDGET = 3600
+TIMES = os.path.join("scripts", "tests", "check-times")
+# a section is named as grown when its share of the run is this many
+# times the recorded one's
+GROWN = 1.25
+
+_section_cpu = threading.local()
+
+
+class Accounted(subprocess.Popen):
+    """subprocess.Popen whose reaping adds the child's CPU time (with that
+    of the descendants it reaped: a VM's qemu, a build's compilers) to
+    the section that the calling thread runs. The runner puts it in
+    subprocess's place while it runs, so that subprocess.run() in a
+    section counts too. Only a wait reaps through _try_wait(); a child
+    that poll() reaps is not counted."""
+
+    def _try_wait(self, wait_flags):
+        try:
+            pid, sts, ru = os.wait4(self.pid, wait_flags)
+        except ChildProcessError:
+            return (self.pid, 0)
+        if pid == self.pid and hasattr(_section_cpu, "secs"):
+            _section_cpu.secs += ru.ru_utime + ru.ru_stime
+        return (pid, sts)
+
+
+def children_cpu():
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+
+def read_times(path):
+    """{section: wall seconds} of a check-times file."""
+    times = {}
+    try:
+        with open(path) as f:
+            for line in f:
+                w = line.split()
+                if w and not w[0].startswith("#") and len(w) >= 3:
+                    times[w[0]] = float(w[2])
+    except FileNotFoundError:
+        pass
+    return times
+
+
+def grown(times, recorded, factor=GROWN):
+    """The sections of times {name: secs} whose share of their run is at
+    least factor times their share in recorded, then those that recorded
+    lacks: [(name, secs, recorded secs or None, growth)], most grown
+    first."""
+    total = sum(times.values()) or 1
+    rtotal = sum(recorded.values()) or 1
+    out = []
+    for name, secs in times.items():
+        r = recorded.get(name)
+        if r is None:
+            out.append((name, secs, None, float("inf")))
+            continue
+        g = (secs / total) / ((r or 1) / rtotal)
+        if g >= factor:
+            out.append((name, secs, r, g))
+    return sorted(out, key=lambda x: (x[2] is None, -x[3]))
+
+
+def parse_times(log):
+    """[(section, lane, wall, cpu)] of a run's summary ("# time:"
+    lines; cpu None in a run's from before core-seconds were counted)."""
+    rows = []
+    for line in log:
+        w = line.split()
+        if (len(w) >= 7 and w[:2] == ["#", "time:"] and w[4] == "lane"
+                and w[2] != "all"):
+            rows.append((w[2], w[3], int(w[5]),
+                         int(w[7]) if len(w) >= 9 else None))
+    return rows
+
+
+def record_times(log, path, when):
+    """Writes the check-times file path from a run's log."""
+    rows = parse_times(log)
+    if not rows:
+        raise ValueError("no section times (# time:) in the log")
+    with open(path, "w") as f:
+        f.write("# Each section's wall time and core-seconds in a make "
+                "check of %s,\n"
+                "# written by scripts/tests/check --record-times LOG: the "
+                "runner's\n"
+                "# budget warning compares each section's share of a run "
+                "with these.\n"
+                "# section lane wall-s core-s\n" % when)
+        for name, lane, wall, cpu in rows:
+            f.write("%-16s %-5s %5d %6s\n" % (
+                name, lane, wall, "-" if cpu is None else cpu))
 
 
 class Lane:
@@ -239,6 +343,7 @@ class Runner:
                 return False
         lane.section(s.title)
         t = time.monotonic()
+        _section_cpu.secs = 0.0
         ctx = Context(self.top, self.out, self.kernels, self.quick, lane,
                       self, s)
         try:
@@ -247,7 +352,9 @@ class Runner:
             ctx.fail(s.name + "-error", "%s: %s: %s" % (
                 s.name, type(e).__name__, e))
         self.done[s.name] = ctx.ok
-        self.times.append((s.name, lane.name, time.monotonic() - t))
+        self.times.append((s.name, lane.name, time.monotonic() - t,
+                           _section_cpu.secs))
+        del _section_cpu.secs
         return ctx.ok
 
     def run_lane(self, lane, name):
@@ -262,7 +369,16 @@ class Runner:
 
     def run(self):
         """All the sections; the summary last. Exit status."""
+        popen = subprocess.Popen
+        subprocess.Popen = Accounted
+        try:
+            return self._run()
+        finally:
+            subprocess.Popen = popen
+
+    def _run(self):
         os.makedirs(self.out, exist_ok=True)
+        self.cpu0 = children_cpu()
         main = Lane(MAIN, self.stream, self.start)
         lanes = {DEBUG if s.lane == DEBUG else MAIN for s in self.sections}
         if lanes == {DEBUG}:	# the debug lane alone (make soak) prints
@@ -298,6 +414,35 @@ class Runner:
     def tap_path(self, name):
         return os.path.join(self.out, name + ".tap")
 
+    def print_times(self, lane):
+        """Each section's wall time and core-seconds, each lane's, the
+        run's; the budget's warning."""
+        lanes = {}
+        for name, where, secs, cpu in self.times:
+            lane.print("# time: %-16s %-5s lane %5d s %6d core-s"
+                       % (name, where, secs, cpu))
+            lanes[where] = lanes.get(where, 0) + secs
+        for where, secs in sorted(lanes.items()):
+            lane.print("# time: %s lane: %d s of sections" % (where, secs))
+        wall = time.monotonic() - self.start
+        lane.print("# time: all %d s, %d core-s" % (
+            wall, children_cpu() - self.cpu0))
+        budget = int(os.environ.get("IBPD_CHECK_BUDGET", BUDGET))
+        if wall <= budget:
+            return
+        lane.print("# warning: this run took %d s, over its budget of %d s "
+                   "(IBPD_CHECK_BUDGET; CI stops a run at 5400 s)"
+                   % (wall, budget))
+        recorded = read_times(os.path.join(self.top, TIMES))
+        rows = grown({n: s for n, _, s, _ in self.times}, recorded)
+        if not rows:
+            lane.print("# warning: no section grew against %s: the machine "
+                       "is slower" % TIMES)
+        for name, secs, r, g in rows:
+            lane.print("# warning: %s grew: %d s%s" % (
+                name, secs, " (new)" if r is None else
+                ", %.2fx its share of the run in %s (%d s)" % (g, TIMES, r)))
+
     def summary(self, lane):
         lane.section("summary")
         total = tap.Counts()
@@ -313,9 +458,7 @@ class Runner:
             notes += r.notes
         for n in notes:
             lane.print("# failed: %s" % n)
-        for name, where, secs in self.times:
-            lane.print("# time: %-16s %-5s lane %5d s" % (name, where, secs))
-        lane.print("# time: all %d s" % (time.monotonic() - self.start))
+        self.print_times(lane)
         lane.print(total.totals())
         lane.print(total.summary())
         ok = total.failed == 0 and all(self.done.get(s.name, False)

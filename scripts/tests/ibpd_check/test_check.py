@@ -10,6 +10,7 @@ import contextlib
 import glob
 import io
 import os
+import subprocess
 import sys
 import tempfile
 import unittest
@@ -246,6 +247,76 @@ class Runner(unittest.TestCase):
             "# failed in hung: vm-run: the console's last lines:",
             "# failed in hung: vm-run: | [ 20.1] leaked reference."])
 
+    def test_times(self):
+        """Each section's wall time and core-seconds, counted from what it
+        ran through step() and through subprocess.run() alike, in either
+        lane; the lanes' and the run's."""
+        burn = ("/usr/bin/python3 -c 'import time\n"
+                "t = time.process_time()\n"
+                "while time.process_time() - t < 0.4: pass'")
+
+        def own(ctx):
+            subprocess.run(["sh", "-c", burn], check=True)
+            ctx.record("own", tap.Counts(1).totals())
+        rc, text, r = self.run_sections([
+            self.sh("stepped", burn, runner.MAIN),
+            sections.Section("own", "own", runner.DEBUG, own, debug=True),
+            self.sh("idle", "sleep 0.3", runner.MAIN)])
+        self.assertEqual(rc, 0, text)
+        self.assertIs(subprocess.Popen, self.popen)
+        cpu = {n: c for n, _, _, c in r.times}
+        self.assertGreaterEqual(cpu["stepped"], 0.35)
+        self.assertGreaterEqual(cpu["own"], 0.35)
+        self.assertLess(cpu["idle"], 0.2)
+        rows = runner.parse_times(io.StringIO(text))
+        self.assertEqual(sorted((n, lane) for n, lane, _, _ in rows), [
+            ("idle", "main"), ("own", "debug"), ("stepped", "main")])
+        self.assertIn("# time: debug lane: 0 s of sections", text)
+        self.assertRegex(text, r"# time: all \d+ s, \d+ core-s")
+        self.assertNotIn("# warning", text)
+
+    def setUp(self):
+        self.popen = subprocess.Popen
+
+    def test_budget(self):
+        """Over its budget, a run names the sections whose share of it
+        grew against check-times, and the new ones."""
+        with mock.patch.dict(os.environ, {"IBPD_CHECK_BUDGET": "0"}), \
+                mock.patch.object(runner, "read_times", lambda p: {
+                    "slow": 0.01, "fast": 100.0}):
+            rc, text, r = self.run_sections([
+                self.sh("slow", "sleep 0.5", runner.MAIN),
+                self.sh("fast", "true", runner.MAIN),
+                self.sh("fresh", "true", runner.MAIN)])
+        self.assertEqual(rc, 0)
+        warn = [x for x in text.splitlines() if x.startswith("# warning")]
+        self.assertRegex(warn[0], r"over its budget of 0 s")
+        self.assertRegex(warn[1], r"^# warning: slow grew: 0 s, [0-9.]+x "
+                         r"its share of the run in scripts/tests/check-times")
+        self.assertEqual(warn[2:], ["# warning: fresh grew: 0 s (new)"])
+
+    def test_grown_and_record(self):
+        self.assertEqual(runner.grown({"a": 10, "b": 10},
+                                      {"a": 20, "b": 20}), [])
+        # the whole run twice as slow: nothing grew; b's share did
+        self.assertEqual([n for n, *_ in runner.grown(
+            {"a": 20, "b": 60}, {"a": 10, "b": 10})], ["b"])
+        log = io.StringIO(
+            "# time: static           main  lane   106 s\n"
+            "# time: debug            debug lane  1811 s   3000 core-s\n"
+            "# time: main lane: 106 s of sections\n"
+            "# time: all 3593 s, 5000 core-s\n")
+        self.assertEqual(runner.parse_times(log), [
+            ("static", "main", 106, None), ("debug", "debug", 1811, 3000)])
+        with tempfile.TemporaryDirectory() as d:
+            log.seek(0)
+            runner.record_times(log, os.path.join(d, "t"), "a run")
+            self.assertEqual(runner.read_times(os.path.join(d, "t")),
+                             {"static": 106.0, "debug": 1811.0})
+            with self.assertRaises(ValueError):
+                runner.record_times(io.StringIO(""), os.path.join(d, "u"),
+                                    "none")
+
     def test_quick_and_no_debug(self):
         rc, text, r = self.run_sections([
             self.sh("one", "echo '%s'" % tap.Counts(2).totals(),
@@ -449,6 +520,8 @@ class OnDemand(unittest.TestCase):
                                              "IBPD_BENCH_CLOCK": "host"})
             self.assertNotIn("--icount", ctx.steps[0][1])
             self.assertNotIn("--smp", ctx.steps[0][1])
+            # the host's clock, under TCG too, whatever the machine has
+            self.assertIn("--accel tcg", " ".join(ctx.steps[0][1]))
             # the first VM failed: no second, no report
             self.assertEqual([n for n, _ in ctx.steps], ["bench"])
 
@@ -494,6 +567,20 @@ class Declared(unittest.TestCase):
             "tun? siw?", "--smp", "1", "--icount", "0", "--timeout", "99",
             "--", "g", "a"])
         self.assertIn("icount", v.describe())
+
+    def test_accel(self):
+        """vm-run's choice (KVM where it runs) unless a VM says TCG;
+        icount is TCG's without saying."""
+        self.assertNotIn("--accel", vm.VM("6.12").argv("/t", ["g"]))
+        v = vm.VM("6.12", accel=vm.TCG)
+        self.assertEqual(v.argv("/t", ["g"]), [
+            "/t/scripts/vm/vm-run", "--kernel", "6.12", "--accel", "tcg",
+            "--", "g"])
+        self.assertIn("tcg", v.describe())
+        v = vm.VM("6.12", clock=vm.ICOUNT, accel=vm.TCG)
+        self.assertNotIn("--accel", v.argv("/t", ["g"]))
+        with self.assertRaises(ValueError):
+            vm.VM("6.12", accel="kvm")
 
     def test_deb(self):
         with mock.patch.object(vm, "matrix", lambda top, n: "M-" + n), \
