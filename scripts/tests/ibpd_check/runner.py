@@ -39,8 +39,10 @@ MAIN, DEBUG, ANY = "main", "debug", "any"
 BUDGET = 3600
 TIMES = os.path.join("scripts", "tests", "check-times")
 # a section is named as grown when its share of the run is this many
-# times the recorded one's
+# times the recorded one's, and that share is at least this many
+# seconds more (a section of seconds that doubles is noise)
 GROWN = 1.25
+GROWN_SECS = 60
 
 _section_cpu = threading.local()
 
@@ -82,11 +84,12 @@ def read_times(path):
     return times
 
 
-def grown(times, recorded, factor=GROWN):
+def grown(times, recorded, factor=GROWN, floor=None):
     """The sections of times {name: secs} whose share of their run is at
-    least factor times their share in recorded, then those that recorded
-    lacks: [(name, secs, recorded secs or None, growth)], most grown
-    first."""
+    least factor times their share in recorded, and floor (GROWN_SECS)
+    seconds more than that share, then those that recorded lacks:
+    [(name, secs, recorded secs or None, growth)], most grown first."""
+    floor = GROWN_SECS if floor is None else floor
     total = sum(times.values()) or 1
     rtotal = sum(recorded.values()) or 1
     out = []
@@ -95,8 +98,9 @@ def grown(times, recorded, factor=GROWN):
         if r is None:
             out.append((name, secs, None, float("inf")))
             continue
-        g = (secs / total) / ((r or 1) / rtotal)
-        if g >= factor:
+        share = (r or 1) * total / rtotal
+        g = secs / share
+        if g >= factor and secs - share >= floor:
             out.append((name, secs, r, g))
     return sorted(out, key=lambda x: (x[2] is None, -x[3]))
 

@@ -283,7 +283,8 @@ class Runner(unittest.TestCase):
         grew against check-times, and the new ones."""
         with mock.patch.dict(os.environ, {"IBPD_CHECK_BUDGET": "0"}), \
                 mock.patch.object(runner, "read_times", lambda p: {
-                    "slow": 0.01, "fast": 100.0}):
+                    "slow": 0.01, "fast": 100.0}), \
+                mock.patch.object(runner, "GROWN_SECS", 0):
             rc, text, r = self.run_sections([
                 self.sh("slow", "sleep 0.5", runner.MAIN),
                 self.sh("fast", "true", runner.MAIN),
@@ -300,7 +301,10 @@ class Runner(unittest.TestCase):
                                       {"a": 20, "b": 20}), [])
         # the whole run twice as slow: nothing grew; b's share did
         self.assertEqual([n for n, *_ in runner.grown(
-            {"a": 20, "b": 60}, {"a": 10, "b": 10})], ["b"])
+            {"a": 200, "b": 600}, {"a": 100, "b": 100})], ["b"])
+        # ... but by seconds: noise
+        self.assertEqual(runner.grown({"a": 2, "b": 6}, {"a": 1, "b": 1}),
+                         [])
         log = io.StringIO(
             "# time: static           main  lane   106 s\n"
             "# time: debug            debug lane  1811 s   3000 core-s\n"
