@@ -188,7 +188,7 @@ def bridge_section(kernel, kernels):
     return Section("bridge-" + kernel, "the bridge's packages on kernel %s "
                    "(apt install, DKMS rdma_rxe and siw, import and QPs on "
                    "rxe0 and siw0%s, the way back)" % (
-                       kernel, ", DKMS for a kernel installed later"
+                       kernel, ", DKMS's hook for a kernel installed later"
                        if later else ""), ANY, bridge.section(kernel, later),
                    vm=bridge.machine(kernel), guest=bridge.GUEST)
 
