@@ -193,8 +193,14 @@ def build(ctx, full=True):
     open(log, "w").close()
     env = identity(ctx)
     try:
-        say(ctx, "staging the series")
-        run(ctx, log, [ctx.path("scripts/upstream/stage-upstream")], env)
+        if ctx.passed("staging"):
+            # stage-upstream --check staged it in this run, with the
+            # same identity (identity()): the same series
+            say(ctx, "the series as the staging section staged it")
+        else:
+            say(ctx, "staging the series")
+            run(ctx, log, [ctx.path("scripts/upstream/stage-upstream")],
+                env)
         # kernel-build and vm-run's kernel-dir: the series is staged
         env["IBPD_UPSTREAM_STAGED"] = "1"
         say(ctx, "the patched modules (kernel-build --upstream) and ibpd.ko "

@@ -673,6 +673,29 @@ class Proof(unittest.TestCase):
         # make check (staging runs too): always its own
         self.assertTrue(self.identity(me, {"staging", "upstream-proof"}))
 
+    def test_staged_once(self):
+        # the staging section passed in this run: the proof takes its
+        # series; else (it failed, or make upstream-proof alone) it stages
+        for staged in (True, False):
+            ctx = self.Ctx("/top", "/out", {"staging", "upstream-proof"})
+            ctx.passed = lambda name, staged=staged: staged and \
+                name == "staging"
+            argvs = []
+
+            def run(ctx, log, argv, env=None, **kw):
+                argvs.append(argv)
+                if argv[0].endswith("kernel-dir"):	# enough: stop here
+                    raise proof.BuildError("stop")
+                return ""
+            with tempfile.TemporaryDirectory() as d, \
+                    mock.patch.object(proof, "run", run):
+                ctx.top = ctx.out = d
+                self.assertIsNone(proof.build(ctx))
+            stage = [a for a in argvs if a[0].endswith("stage-upstream")]
+            self.assertEqual(len(stage), 0 if staged else 1, argvs)
+            self.assertTrue(argvs[-1][0].endswith("kernel-dir"))
+            self.assertEqual(ctx.failed, [("upstream-proof-build", "stop")])
+
     def run_proof(self, selected):
         top = os.path.realpath(os.path.join(os.path.dirname(__file__),
                                             "..", "..", ".."))
