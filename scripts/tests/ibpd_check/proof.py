@@ -80,8 +80,9 @@ class Patched:
 
 def new_kselftests(top):
     """The series' own rdma kselftests: the scripts under
-    tools/testing/selftests/rdma that its for-next patches create."""
-    new = set()
+    tools/testing/selftests/rdma that its for-next patches create and
+    add to the Makefile's TEST_PROGS (not a TEST_FILES helper)."""
+    new, progs = set(), set()
     for p in sorted(glob.glob(os.path.join(top, "patches/core/next",
                                            "*.patch"))):
         with open(p, errors="replace") as f:
@@ -89,7 +90,18 @@ def new_kselftests(top):
         new.update(re.findall(
             r"^diff --git a/tools/testing/selftests/rdma/(\S+\.sh) \S+\n"
             r"new file mode", text, re.M))
-    return sorted(new)
+        for d in re.split(r"(?m)^(?=diff --git )", text):
+            if d.startswith("diff --git a/tools/testing/selftests/rdma/"
+                            "Makefile "):
+                var = None
+                for line in d.splitlines():
+                    # a variable's line, or a hunk's that names it
+                    m = re.match(r"^(?:[ +]|@@ .* @@ )(\w+)\s*:?=", line)
+                    if m:
+                        var = m.group(1)
+                    if line.startswith("+") and var == "TEST_PROGS":
+                        progs.update(re.findall(r"(\S+\.sh)\b", line))
+    return sorted(new & progs)
 
 
 def gitconfig(ctx):
