@@ -6,7 +6,8 @@
 # scripts/build/sparse-fetch, where bookworm's is too old for the headers),
 # checkpatch --strict is clean, the shell scripts pass shellcheck and the
 # Python ones pyflakes, the bridge's backports (patches/bridge) change
-# exactly the lines of the patches they backport, ibpddv_is_supported(3)
+# exactly the lines of the patches they backport, the upstream series'
+# patch files are git format-patch's, ibpddv_is_supported(3)
 # names the matrix's rdma-cores and the one provider of them that claims a
 # device by name, and each uapi header compiles alone in C and in C++.
 set -u
@@ -98,6 +99,20 @@ for bp in "$top"/patches/bridge/*/*.patch; do
 	diff -u <(changed "$up") <(changed "$bp") > "$tmp/out" 2>&1
 	ok $? "patches/bridge/$s/$(basename "$bp"): the lines of next/'s, no other"
 done
+
+# The upstream series' patch files are what git format-patch writes of
+# them (names, diffs): opened as commits on their base (scripts/upstream/
+# stage open) and written back into a copy of patches/, nothing changes.
+for sr in rdma-core kernel; do
+	rm -rf "$tmp/series" "$tmp/top"
+	mkdir -p "$tmp/top"
+	cp -a "$top/patches" "$tmp/top/"
+	{ "$top/scripts/upstream/stage" open "$sr" "$tmp/series" &&
+	  "$top/scripts/upstream/stage" write "$tmp/series" "$tmp/top" &&
+	  diff -r "$top/patches" "$tmp/top/patches"; } > "$tmp/out" 2>&1
+	ok $? "the $sr series' patch files are git format-patch's (stage open, stage write: no change)"
+done
+rm -rf "$tmp/series" "$tmp/top"
 
 # ibpddv_is_supported(3) says which provider claims a device by its name
 # in the matrix's rdma-cores (make check's provider-all has built them):

@@ -16,6 +16,8 @@ rdma_core_check  the rdma-core series' cases: apply, build, exports,
                check-build, the ABI, the import_context contract
 check_build    rdma-core's own buildlib/check-build, less the tests that
                do not apply here (a program of its own)
+series         stage open and stage write: a series of patch files as git
+               commits on its base, and back
 
 __main__ is the entry point: scripts/upstream/stage runs it (and
 stage-upstream runs that), with ibpd_check (scripts/tests) beside this
