@@ -48,11 +48,14 @@ import subprocess
 from .vm import VM, matrix
 
 OUT = "out/upstream-proof"
-PATCHED = VM("upstream", rxe=True, modules=["siw", "tun?"])
+PATCHED = VM("upstream", rxe=True, modules=["siw", "rdma_ucm?"])
 GUEST = ["selftests/vm/run_proof.sh"]
-# the stock kernels' runs: the rdma kselftests want tun, and siw where
-# the kernel has it
-STOCK_MODULES = ["siw?", "tun?"]
+# the stock kernels' runs: the rdma kselftests want rdma_ucm (rping's
+# /dev/infiniband/rdma_cm: an installed system's rdma-core loads it at
+# boot), and siw where the kernel has it; tun they load by opening
+# /dev/net/tun (run_proof.sh makes the static nodes), veth by asking for
+# one (vm-init: the kernel's module autoload)
+STOCK_MODULES = ["siw?", "rdma_ucm?"]
 KSFT_RESULT = "# ksft-rdma: "
 
 
