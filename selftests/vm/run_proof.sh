@@ -163,6 +163,15 @@ if [ "$IBPD_PROOF" = upstream ]; then
 		[ $rc = 0 ] || sed -n 's/^RESULT /# RESULT staged '"$dev"' /p' "/tmp/pyverbs-$dev"
 		ok $rc "$IBPD_PROOF: rdma-core's tests on $dev as pyverbs.expect says"
 	done
+	# A QP and an SRQ on a PD imported from a bad handle, on rxe0 and
+	# siw0, whose import does not check it: exactly ENOENT and EINVAL
+	# (ibv_import_pd(3)), said here as well as in the list above.
+	t=tests.test_shared_pd.SharedPDAPITest.test_import_bad_pd_handle_qp_srq
+	for dev in rxe0 siw0; do
+		case " $want " in *" $dev "*) ;; *) continue ;; esac
+		grep -qx "RESULT $t pass" "/tmp/pyverbs-$dev"
+		ok $? "$IBPD_PROOF: $dev: $t passes (QP and SRQ on a bad imported PD handle: ENOENT, EINVAL)"
+	done
 	# Traffic through a PD imported by another process, and from the
 	# opener once its credentials change, on rxe0: each passes with the
 	# series (above, and said here), and fails on this same kernel with
