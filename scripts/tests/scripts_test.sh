@@ -64,6 +64,14 @@ expect_rc 1 "splat-check --hang: a netdev reference never put" \
 ok $? "splat-check --hang: prints the first report, once"
 expect_rc 0 "splat-check --hang: a WARNING is a splat, not a hang" \
 	"$top/scripts/vm/splat-check" --hang "$top/scripts/tests/logs/warning.log"
+expect_rc 1 "splat-check --hang-report: a hung task's report" \
+	"$top/scripts/vm/splat-check" --hang-report "$top/scripts/tests/logs/hang-task.log"
+head -n 1 "$tmp/out" | grep -q 'INFO: task ip:412 blocked for more than' &&
+	grep -q '__ib_unregister_device+0x29' "$tmp/out" &&
+	grep -q '</TASK>' "$tmp/out" && ! grep -q 'locks held' "$tmp/out"
+ok $? "splat-check --hang-report: the blocked task's stack, not the lock list"
+expect_rc 0 "splat-check --hang-report: no hang, no report" \
+	"$top/scripts/vm/splat-check" --hang-report "$top/scripts/tests/logs/warning.log"
 
 # make soak's report (ibpd_check/soak.py): RAW OUT VM_STATUS SPLAT_STATUS TARGETS
 soak() {
@@ -193,8 +201,9 @@ IBPD_VM_HANG_GRACE=5 expect_rc 124 \
 	'while :; do echo "unregister_netdevice: waiting for d0 to become free. Usage count = 2" > /dev/kmsg; sleep 2; done'
 grep -q 'vm-run: stopped the VM, the kernel reported a hang: .*unregister_netdevice: waiting for d0' "$tmp/out" &&
 	grep -q "^vm-run: | .*unregister_netdevice: waiting for d0" "$tmp/out" &&
+	grep -A1 -x "vm-run: the first report:" "$tmp/out" | grep -q "^vm-run: | .*waiting for d0" &&
 	! grep -q 'still running after' "$tmp/out"
-ok $? "vm-run: the hang is named, the console's last lines shown"
+ok $? "vm-run: the hang is named, its first report and the console's last lines shown"
 
 # A kernel that dies before vm-init runs is booted once more, then the
 # run fails: the kernel panics for want of an init here, twice.
