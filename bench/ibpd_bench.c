@@ -58,7 +58,9 @@
  *
  * Environment: IBPD_BENCH_MAX_LIVE (default 1000000) caps the scale test,
  * IBPD_BENCH_QUICK=1 makes every measurement short (for a smoke test),
- * IBPD_BENCH_GROUPS=datapath runs the data path group alone,
+ * IBPD_BENCH_GROUPS=datapath or doorbell runs that group alone, on rxe0
+ * (ibpd0 need not exist: scripts/tests/ibpd_check/bench.py runs the data
+ * path alone where rxe imports, the doorbell on the newest kernel),
  * IBPD_BENCH_ROUNDS and IBPD_BENCH_BATCH_US override the rounds of a
  * group and the length of a batch; IBPD_BENCH_CLOCK names the clock
  * the VM gives (scripts/tests/ibpd_check/bench.py: "icount", guest instructions, or
@@ -1476,6 +1478,18 @@ static void bench_procs(const char *name, const char *opname,
 	dev_close(&d);
 }
 
+/*
+ * The groups IBPD_BENCH_GROUPS runs alone, on rxe0: the data path where rxe
+ * imports (the patched kernel), the doorbell on a kernel of its own.
+ */
+static const struct {
+	const char *name;
+	void (*run)(struct dev *rxe);
+} alone[] = {
+	{ "datapath", bench_datapath },
+	{ "doorbell", bench_doorbell },
+};
+
 /* Whether the kernel was booted with its address space laid out anew. */
 static bool kaslr(void)
 {
@@ -1503,10 +1517,22 @@ int main(void)
 	long max_live = env ? atol(env) : FULL_SCALE;
 	bool quick = getenv("IBPD_BENCH_QUICK") != NULL;
 	const char *groups = getenv("IBPD_BENCH_GROUPS");
+	int group, n_alone = sizeof(alone) / sizeof(alone[0]);
 	const char *clock;
 	struct utsname u;
 	struct dev ib, rxe;
 
+	/* the group of alone[] named, or n_alone: the whole bench */
+	group = n_alone;
+	if (groups && *groups) {
+		for (group = 0; group < n_alone; group++)
+			if (!strcmp(groups, alone[group].name))
+				break;
+		if (group == n_alone) {
+			errno = EINVAL;
+			die("IBPD_BENCH_GROUPS: datapath, doorbell or unset");
+		}
+	}
 	if (quick) {
 		rounds = 15;
 		batch_ns = 0.2e6;
@@ -1540,10 +1566,10 @@ int main(void)
 	       OUTLIER_MIN_NS / 1000, kaslr() ? "true" : "false",
 	       personality(0xffffffff) & ADDR_NO_RANDOMIZE ? "false" : "true");
 
-	/* the data path group alone, where rxe imports: scripts/tests/ibpd_check/bench.py */
-	if (groups && !strcmp(groups, "datapath")) {
+	/* one group alone on rxe0: scripts/tests/ibpd_check/bench.py */
+	if (group < n_alone) {
 		dev_open(&rxe, "rxe0");
-		bench_datapath(&rxe);
+		alone[group].run(&rxe);
 		dev_close(&rxe);
 		return 0;
 	}
