@@ -176,50 +176,72 @@ def live_label(n):
     return {1: "1", 1000: "1k", 100000: "100k", 1000000: "1M"}.get(n, str(n))
 
 
+def by_kernel(recs):
+    """Each record with the kernel it was measured on, (kernel, record):
+    ibpd_bench's records name none, but each of its runs (a boot of make
+    bench) starts with a "run" record that does (uname -r), so a record's
+    kernel is that of the last "run" record before it (None before the
+    first)."""
+    kernel = None
+    for r in recs:
+        if r["group"] == "run":
+            kernel = r["kernel"]
+        yield kernel, r
+
+
 def report_doorbell(recs, out):
     """rxe's send doorbell by write() (rdma-core's rxe provider before the
     upstream series) and by INVOKE_WRITE ioctl (with it), measured in the
     same rounds, and what the difference is of a posted, completed send
     (its doorbell the write(): the system's libibverbs): that send with
-    the ioctl doorbell is, round by round, send - write + ioctl. The
-    table's lines, through out; the JSON's part, or None when the run has
-    no doorbell group."""
-    db = {r["op"]: r["rounds_ns"] for r in recs
-          if r["group"] == "doorbell" and r["device"] == "rxe0"}
+    the ioctl doorbell is, round by round, send - write + ioctl. A table
+    for each kernel the doorbell group ran on (make bench runs it on the
+    test kernel and on the matrix's newest), in the order of the runs. The
+    tables' lines, through out; the JSON's part: each kernel's figures by
+    its release ({} when the run has no doorbell group)."""
     need = ("null_ioctl", "doorbell_write", "doorbell_ioctl",
             "post_send_rdma_write")
-    if any(op not in db for op in need):
-        return None
-    w, i = db["doorbell_write"], db["doorbell_ioctl"]
-    send = db["post_send_rdma_write"]
-    send_ioctl = [p - a + b for p, a, b in zip(send, w, i)]
-    doc = {
-        "null_ioctl_ns": fig(db["null_ioctl"]),
-        "write_ns": fig(w), "ioctl_ns": fig(i),
-        "ioctl_x_write": paired(i, w),
-        "write_x_null": paired(w, db["null_ioctl"]),
-        "ioctl_x_null": paired(i, db["null_ioctl"]),
-        "post_send_ns": fig(send),
-        "post_send_ioctl_ns": fig(send_ioctl),
-        "post_send_ioctl_x_write": paired(send_ioctl, send),
-    }
+    runs = {}
+    for kernel, r in by_kernel(recs):
+        if r["group"] == "doorbell" and r["device"] == "rxe0":
+            runs.setdefault(kernel, {})[r["op"]] = r["rounds_ns"]
+    runs = {k: db for k, db in runs.items() if all(op in db for op in need)}
+    if not runs:
+        return {}
     out("rxe0's send doorbell (a POST_SEND of no work request): write() on "
         "the command FD, as rdma-core's rxe provider rings it, against "
         "INVOKE_WRITE ioctl, as libibverbs' command path (ibv_cmd_post_send) "
         "sends it with the upstream series")
-    out(f"  {'null ioctl':<44} {fmt_ns(doc['null_ioctl_ns']):>13} ns")
-    out(f"  {'doorbell by write()':<44} {fmt_ns(doc['write_ns']):>13} ns "
-        f"{fmt_x(doc['write_x_null']):>11}x null")
-    out(f"  {'doorbell by ioctl (INVOKE_WRITE)':<44} "
-        f"{fmt_ns(doc['ioctl_ns']):>13} ns {fmt_x(doc['ioctl_x_null']):>11}x "
-        f"null, {fmt_x(doc['ioctl_x_write'])}x write()")
-    out(f"  {'64 B RDMA WRITE posted+completed, write() bell':<44} "
-        f"{fmt_ns(doc['post_send_ns']):>13} ns")
-    out(f"  {'the same with the ioctl doorbell':<44} "
-        f"{fmt_ns(doc['post_send_ioctl_ns']):>13} ns "
-        f"{fmt_x(doc['post_send_ioctl_x_write']):>11}x")
+    docs = {}
+    for kernel, db in runs.items():
+        w, i = db["doorbell_write"], db["doorbell_ioctl"]
+        send = db["post_send_rdma_write"]
+        send_ioctl = [p - a + b for p, a, b in zip(send, w, i)]
+        doc = docs[kernel] = {
+            "null_ioctl_ns": fig(db["null_ioctl"]),
+            "write_ns": fig(w), "ioctl_ns": fig(i),
+            "ioctl_x_write": paired(i, w),
+            "write_x_null": paired(w, db["null_ioctl"]),
+            "ioctl_x_null": paired(i, db["null_ioctl"]),
+            "post_send_ns": fig(send),
+            "post_send_ioctl_ns": fig(send_ioctl),
+            "post_send_ioctl_x_write": paired(send_ioctl, send),
+        }
+        out(f"  kernel {kernel}")
+        out(f"    {'null ioctl':<46} {fmt_ns(doc['null_ioctl_ns']):>13} ns")
+        out(f"    {'doorbell by write()':<46} {fmt_ns(doc['write_ns']):>13} "
+            f"ns {fmt_x(doc['write_x_null']):>11}x null")
+        out(f"    {'doorbell by ioctl (INVOKE_WRITE)':<46} "
+            f"{fmt_ns(doc['ioctl_ns']):>13} ns "
+            f"{fmt_x(doc['ioctl_x_null']):>11}x null, "
+            f"{fmt_x(doc['ioctl_x_write'])}x write()")
+        out(f"    {'64 B RDMA WRITE posted+completed, write() bell':<46} "
+            f"{fmt_ns(doc['post_send_ns']):>13} ns")
+        out(f"    {'the same with the ioctl doorbell':<46} "
+            f"{fmt_ns(doc['post_send_ioctl_ns']):>13} ns "
+            f"{fmt_x(doc['post_send_ioctl_x_write']):>11}x")
     out("")
-    return doc
+    return docs
 
 
 # The data path through imported objects on rxe0: (label, own op,
