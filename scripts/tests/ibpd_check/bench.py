@@ -17,29 +17,42 @@ imports: that group runs again, alone, in a second VM, the patched
 modules' (the upstream proof's builds, made on first use, then cached);
 IBPD_BENCH_IMPORT=0 leaves that run out, and the group says why it was
 skipped on the stock kernel.
+
+rxe's send doorbell costs what the kernel's rxe does with it (6.1's
+sends in the system call, later ones only schedule the work): that
+group runs again, alone, in a last VM of the same machine, the stock
+kernel of the newest of the matrix's kernels, without ibpd (the group
+needs rxe0 alone: no module is built for that kernel); not when the
+first VM's kernel is that one already.
+
+Each VM's figures are appended to one raw log (raw.log in the output
+directory), each boot's starting with its "run" record, which names
+its kernel.
 """
 
 import os
 
 from . import proof, tap
-from .vm import VM, Kernel, ICOUNT, HOST, TCG
+from .vm import VM, Kernel, Newest, ICOUNT, HOST, TCG
 
 GUEST = ["selftests/vm/run_bench.sh"]
 RAW = "IBPD-BENCH "
 
 
-def machine(kernel, clock):
+def machine(kernel, clock, ibpd=True):
     """1M live PDs hold ~300 MiB of slab and the library's objects: the
     VM gets room to spare. The kernel at the same addresses in every run
     (nokaslr), as the bench (run_bench.sh). TCG with either clock: the
-    host's clock under KVM would not compare with a machine without it."""
-    return VM(kernel, rxe=True, mem="6G", clock=clock, accel=TCG,
-              append=["nokaslr"], idle=3000)
+    host's clock under KVM would not compare with a machine without it.
+    ibpd: load ibpd.ko (a group alone on rxe0 needs none)."""
+    return VM(kernel, rxe=True, ibpd=ibpd, mem="6G", clock=clock,
+              accel=TCG, append=["nokaslr"], idle=3000)
 
 
-VMS = {clock: machine(Kernel("default-kernel"), clock)
-       for clock in (ICOUNT, HOST)}
-PATCHED = {clock: machine("upstream", clock) for clock in (ICOUNT, HOST)}
+CLOCKS = (ICOUNT, HOST)
+VMS = {clock: machine(Kernel("default-kernel"), clock) for clock in CLOCKS}
+NEWEST = {clock: machine(Newest(), clock, ibpd=False) for clock in CLOCKS}
+PATCHED = {clock: machine("upstream", clock) for clock in CLOCKS}
 
 
 def run(ctx):
@@ -83,6 +96,17 @@ def run(ctx):
                             ko=penv.pop("IBPD_KO"), env=penv,
                             divert=(RAW, raw)):
                 return
+    newest = NEWEST[clock].kernel_name(ctx.top)
+    if newest == VMS[clock].kernel_name(ctx.top):
+        ctx.lane.print("# bench: rxe's doorbell: kernel %s is the matrix's "
+                       "newest, measured already" % newest)
+    else:
+        ctx.lane.print("# bench: rxe's doorbell on the matrix's newest "
+                       "kernel, %s" % newest)
+        if not ctx.boot(name="bench-doorbell", vm=NEWEST[clock],
+                        env=dict(env, IBPD_BENCH_GROUPS="doorbell"),
+                        divert=(RAW, raw)):
+            return
     # the report is the result: one case, that it was made
     if ctx.step("bench-report", ["/usr/bin/python3",
                                  ctx.path("bench/report.py"), raw, out]):

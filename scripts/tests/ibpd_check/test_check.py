@@ -434,6 +434,12 @@ class Runner(unittest.TestCase):
                                 guest=deb.GUEST)
 
 
+def matrix(top, name):
+    """vm.matrix's stand-in, scripts/build/matrix NAME: the kernels (the
+    newest not last), else "M-NAME"."""
+    return "6.12 7 6.1" if name == "kernels" else "M-" + name
+
+
 class OnDemand(unittest.TestCase):
     """The commands of the on-demand sections (make vm-test, verbs-check,
     bench, soak), with their KERNEL and TEST from the environment."""
@@ -473,7 +479,7 @@ class OnDemand(unittest.TestCase):
         ctx.passes = passes
         s = {s.name: s for s in sections.registry([])}[name]
         with mock.patch.dict(os.environ, env), \
-                mock.patch.object(vm, "matrix", lambda top, n: "M-" + n):
+                mock.patch.object(vm, "matrix", matrix):
             for k in ("KERNEL", "TEST", "PACKAGES"):
                 if k not in env:
                     os.environ.pop(k, None)
@@ -499,7 +505,8 @@ class OnDemand(unittest.TestCase):
             "/top/selftests/vm/run_verbs.sh"])])
         ctx = self.run_section("verbs", {})
         self.assertEqual(ctx.steps[0][1][2], "M-default-kernel")
-        # the two VMs of make bench, then its report
+        # the three VMs of make bench, then its report: the doorbell
+        # group alone on the newest of the matrix's kernels, without ibpd
         with tempfile.TemporaryDirectory() as d, \
                 mock.patch.object(bench.proof, "patched_env",
                                   lambda ctx, log: {"IBPD_KO": "/p/ibpd.ko",
@@ -514,13 +521,24 @@ class OnDemand(unittest.TestCase):
                 "/top/scripts/vm/vm-run", "--kernel", "upstream", "--rxe",
                 "--ko", "/p/ibpd.ko", "--mem", "6G", "--smp", "1",
                 "--icount", "0", "--append", "nokaslr", "--idle", "3000",
-                "--", "/top/selftests/vm/run_bench.sh"]), ("bench-report", [
+                "--", "/top/selftests/vm/run_bench.sh"]), ("bench-doorbell", [
+                "/top/scripts/vm/vm-run", "--kernel", "7", "--rxe",
+                "--no-ibpd", "--mem", "6G", "--smp", "1", "--icount", "0",
+                "--append", "nokaslr", "--idle", "3000", "--",
+                "/top/selftests/vm/run_bench.sh"]), ("bench-report", [
                 "/usr/bin/python3", "/top/bench/report.py", d + "/raw.log",
                 d])])
             self.assertEqual(ctx.recorded[0][0], "bench-report")
             self.assertEqual(ctx.envs[1], {
                 "IBPD_PROVIDER": "/p/l", "IBPD_BENCH_GROUPS": "datapath",
                 "IBPD_BENCH_CLOCK": "icount"})
+            self.assertEqual(ctx.envs[2], {"IBPD_BENCH_GROUPS": "doorbell",
+                                           "IBPD_BENCH_CLOCK": "icount"})
+            # the test kernel the newest already: no second boot of it
+            ctx = self.run_section("bench", {"IBPD_BENCH_OUT": d,
+                                             "KERNEL": "7"}, passes=True)
+            self.assertEqual([n for n, _ in ctx.steps],
+                             ["bench", "bench-import", "bench-report"])
             ctx = self.run_section("bench", {"IBPD_BENCH_OUT": d,
                                              "IBPD_BENCH_CLOCK": "host"})
             self.assertNotIn("--icount", ctx.steps[0][1])
@@ -529,6 +547,14 @@ class OnDemand(unittest.TestCase):
             self.assertIn("--accel tcg", " ".join(ctx.steps[0][1]))
             # the first VM failed: no second, no report
             self.assertEqual([n for n, _ in ctx.steps], ["bench"])
+            # the host's clock in the doorbell's VM too
+            ctx = self.run_section("bench", {"IBPD_BENCH_OUT": d,
+                                             "IBPD_BENCH_CLOCK": "host",
+                                             "IBPD_BENCH_IMPORT": "0"},
+                                   passes=True)
+            self.assertEqual(ctx.steps[1][0], "bench-doorbell")
+            self.assertIn("--accel tcg", " ".join(ctx.steps[1][1]))
+            self.assertNotIn("--icount", ctx.steps[1][1])
 
 
 class Declared(unittest.TestCase):

@@ -9,6 +9,7 @@ does not say is vm-run's default (2 vCPUs, 2G, the host's clock).
 """
 
 import os
+import re
 import subprocess
 
 # The clocks: the host's time, or the guest's instructions (qemu
@@ -55,6 +56,26 @@ class Kernel:
 
     def __str__(self):
         return "$%s or the matrix's %s" % (self.var, self.purpose)
+
+
+def version(series):
+    """A kernel series' name (6.1, 6.12, 7) as a key that sorts by
+    version: its numbers."""
+    return tuple(int(n) for n in re.findall(r"[0-9]+", series))
+
+
+class Newest(Kernel):
+    """The newest of the matrix's kernels (make check's stock series, by
+    version), whatever the environment names."""
+
+    def __init__(self):
+        super().__init__("kernels", var=None)
+
+    def name(self, top):
+        return max(matrix(top, self.purpose).split(), key=version)
+
+    def __str__(self):
+        return "the matrix's newest kernel"
 
 
 class VM:
