@@ -18,7 +18,7 @@
 # Lays out the stock kernel as its packages would (its RDMA and rxe
 # modules, its headers), installs the packages with apt as a user would
 # (apt install ./*.deb: no LD_LIBRARY_PATH, no RDMAV_DRIVERS), loads the
-# DKMS rdma_rxe and siw, brings up rxe0 and siw0 over dummy0 beside
+# DKMS rdma_rxe and siw, brings up rxe0 over dummy0 and siw0 over dummy1 beside
 # ibpd0, and runs on the installed libibverbs: the seed contract
 # (seed_test, built against the distribution's libibverbs-dev) with
 # import expected on every device, rxe0 and siw0 checked against ibpd0;
@@ -89,7 +89,8 @@ files() {
 		-path /etc/ld.so.cache -prune -o -print 2> /dev/null | sort
 }
 
-# The stock kernel as its packages lay it out: its RDMA core and rxe with
+# The stock kernel as its packages lay it out: its RDMA core, rxe and
+# rdma_ucm (rdma_cm, which connects siw's QPs) with
 # what they need (modprobe --show-depends in its modules.dep), dummy, and
 # its headers (DKMS builds against /lib/modules/KVER/build). Only those:
 # depmod over all 4000 modules reads 380 MB through 9p.
@@ -98,7 +99,7 @@ echo "# bridge: kernel $kver, packages ${#debs[@]} in $IBPD_BRIDGE_DEBS"
 [ -e /dev/fd ] || ln -s /proc/self/fd /dev/fd
 rm -f /var/lib/man-db/auto-update	# man-db's trigger: slow under TCG
 mkdir -p "$m"
-for mod in ib_uverbs rdma_rxe siw dummy crc32_generic libcrc32c; do
+for mod in ib_uverbs rdma_rxe siw rdma_ucm dummy crc32_generic libcrc32c; do
 	modprobe -d "$kcache/root" -S "$kver" --show-depends "$mod" 2> /dev/null
 done | awk '$1 == "insmod" { print $2 }' | sort -u |
 while read -r f; do
@@ -174,15 +175,19 @@ modprobe -q crc32_generic 2> /dev/null
 ok $? "modprobe rdma_rxe loads the DKMS module; rxe0 over dummy0 beside ibpd0"
 
 # siw, which Debian's kernels do not build, where a package of the bridge
-# brings it: siw0 over the same dummy0.
+# brings it: siw0 over a netdev of its own, with an address for rdma_cm
+# (which binds an address to the one device on its netdev and connects
+# siw's QPs; a connection to a local address runs over lo).
 want="ibpd0 rxe0"
 if dpkg-query -W -f='${db:Status-Abbrev}' ibpd-siw-dkms 2> /dev/null | grep -q '^ii'; then
 	want="ibpd0 rxe0 siw0"
 	siwver=$(modinfo -F version siw 2> /dev/null)
 	case $(modinfo -n siw 2> /dev/null) in "$m/updates/dkms/siw.ko"*) true ;; *) false ;; esac &&
 		[[ $siwver == *import* ]] &&
-		{ modprobe siw && rdma link add siw0 type siw netdev dummy0; } > "$tap_out" 2>&1
-	ok $? "modprobe siw loads the DKMS module ($siwver); siw0 over dummy0"
+		{ modprobe siw && modprobe rdma_ucm && ip link set lo up &&
+			ip link add dummy1 type dummy && ip addr add 192.0.2.1/24 dev dummy1 &&
+			ip link set dummy1 up && rdma link add siw0 type siw netdev dummy1; } > "$tap_out" 2>&1
+	ok $? "modprobe siw loads the DKMS module ($siwver); siw0 over dummy1, 192.0.2.1/24"
 fi
 
 if [ ${#run[@]} -gt 0 ]; then
@@ -283,6 +288,17 @@ done
 tc=tests.test_shared_pd.SharedPDTestCase.test_imported_pd_traffic_other_process
 grep -qx "RESULT $tc pass" /tmp/pyverbs-rxe0
 ok $? "rxe0: $tc passes"
+# on siw0 with --gid 0 (rdma-core's tests pass over siw's only GID, its
+# netdev's MAC followed by zeros, as a zero GID): its QPs connected
+# through rdma_cm, the importer's on the imported PD
+if [ -e /sys/class/infiniband/siw0 ]; then
+	/usr/bin/python3 "$verbs/pyverbs_run.py" "$tests" --dev siw0 --gid 0 \
+		test_shared_pd.SharedPDTestCase > /tmp/pyverbs-siw0-gid 2> /tmp/pyverbs-siw0-gid.log
+	grep -qx "RESULT $tc pass" /tmp/pyverbs-siw0-gid
+	ok $? "siw0: $tc passes (--gid 0, through rdma_cm)"
+	grep '^RESULT ' /tmp/pyverbs-siw0-gid | sed 's/^/# /'
+	grep -q "^RESULT $tc pass" /tmp/pyverbs-siw0-gid || tail -n 20 /tmp/pyverbs-siw0-gid.log | sed 's/^/# /'
+fi
 
 # ibpd0 through the packaged provider: the DV API and the lifecycle.
 for t in dv_test lifecycle_test; do

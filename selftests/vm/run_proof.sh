@@ -11,8 +11,10 @@
 # IBPD_RDMA_CORE_NODB (the same less rxe's and siw's doorbell patches),
 # IBPD_PROVIDER (ibpd's provider for it), IBPD_KSFT (the rdma kselftests,
 # installed with their runner); seed_test is the proof's build, in
-# out/upstream-proof. ibpd0 exists (the module's); rxe0 and siw0 are made
-# over dummy0. kselftest TAP; exit status 0 when everything passed.
+# out/upstream-proof. ibpd0 exists (the module's); rxe0 is made over
+# dummy0, siw0 over dummy1, 192.0.2.1/24 (rdma_cm binds an address to the
+# one device on its netdev). kselftest TAP; exit status 0 when everything
+# passed.
 set -uo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -79,11 +81,21 @@ if [ "$IBPD_PROOF" = upstream ] || [ "${IBPD_PROOF_KSFT:-0}" = 1 ]; then
 	modprobe -q rdma_rxe 2> /dev/null
 fi
 
+# siw0 over a netdev of its own with an address, for rdma_cm, which
+# connects siw's QPs; a connection to a local address runs over lo
+siw_up() {
+	ip link set lo up &&
+		ip link add dummy1 type dummy &&
+		ip addr add 192.0.2.1/24 dev dummy1 &&
+		ip link set dummy1 up &&
+		rdma link add siw0 type siw netdev dummy1
+}
+
 # loaded, the dummy module has made dummy0
 ip link show dummy0 > /dev/null 2>&1 || ip link add dummy0 type dummy
 ip link set dummy0 up &&
 	rdma link add rxe0 type rxe netdev dummy0 &&
-	case $want in *siw0*) rdma link add siw0 type siw netdev dummy0 ;; esac
+	case $want in *siw0*) siw_up ;; esac
 ok $? "$IBPD_PROOF: $want"
 
 # the patched libibverbs, with the out-of-tree ibpd provider
@@ -145,6 +157,33 @@ for dev in ${want#ibpd0 }; do
 	ok $? "$IBPD_PROOF: $dev against ibpd0 (seed contract differential)"
 done
 
+# traffic_cases DEV WITH EVIDENCE WHY [ARGS...]: the two cases of traffic
+# from another process on DEV pass in WITH (pyverbs_run.py's lines of a
+# run with the series) and fail with the series less its doorbell patches
+# (run here, with ARGS), EVIDENCE (an extended regular expression) in the
+# test's own report, WHY said in the case's name.
+traffic_cases() {
+	local dev=$1 with=$2 evidence=$3 why=$4 name t
+	shift 4
+	LD_LIBRARY_PATH=$IBPD_RDMA_CORE_NODB/lib PYTHONPATH=$IBPD_RDMA_CORE_NODB/python \
+		/usr/bin/python3 "$v/pyverbs_run.py" "$IBPD_RDMA_CORE_NODB/../tests" \
+		--dev "$dev" "$@" test_shared_pd.SharedPDTestCase \
+		> "/tmp/pyverbs-nodb-$dev" 2> "/tmp/pyverbs-nodb-$dev.log"
+	for name in test_imported_pd_traffic_other_process test_traffic_after_credentials_change; do
+		t=tests.test_shared_pd.SharedPDTestCase.$name
+		grep -qx "RESULT $t pass" "$with"
+		ok $? "$IBPD_PROOF: $dev, with the series: $t passes"
+		grep "^RESULT $t " "/tmp/pyverbs-nodb-$dev" | sed 's/^/# less the doorbell patches: /'
+		# unittest's report of the test: from its FAIL/ERROR line to the next
+		awk -v n="$name (" '/^=+$/ { p = 0 } /^(FAIL|ERROR): / { p = index($0, n) > 0 } p' \
+			"/tmp/pyverbs-nodb-$dev.log" > "/tmp/pyverbs-nodb-$dev-$name"
+		grep -m3 -E "Errno: [0-9]+|Failed to post" "/tmp/pyverbs-nodb-$dev-$name" | sed 's/^/#   /'
+		grep -q "^RESULT $t fail" "/tmp/pyverbs-nodb-$dev" &&
+			grep -qE "$evidence" "/tmp/pyverbs-nodb-$dev-$name"
+		ok $? "$IBPD_PROOF: $dev, the series less its doorbell patches: $t fails ($why)"
+	done
+}
+
 # rdma-core's own tests, built with it, against the expectations of
 # selftests/verbs/pyverbs.expect (version "staged": the matrix's
 # upstream-rdma-core with the series, on the patched kernel): import now
@@ -200,27 +239,24 @@ if [ "$IBPD_PROOF" = upstream ]; then
 		;;
 	esac
 	# Traffic through a PD imported by another process, and from the
-	# opener once its credentials change, on rxe0: each passes with the
-	# series (above, and said here), and fails on this same kernel with
-	# the series less rxe's and siw's doorbell patches
-	# (IBPD_RDMA_CORE_NODB), whose doorbell write() the kernel refuses to
-	# every caller whose credentials are not those the file was opened
-	# with (EACCES, in that test's own traceback).
-	LD_LIBRARY_PATH=$IBPD_RDMA_CORE_NODB/lib PYTHONPATH=$IBPD_RDMA_CORE_NODB/python \
-		/usr/bin/python3 "$v/pyverbs_run.py" "$IBPD_RDMA_CORE_NODB/../tests" \
-		--dev rxe0 test_shared_pd > /tmp/pyverbs-nodb 2> /tmp/pyverbs-nodb.log
-	for name in test_imported_pd_traffic_other_process test_traffic_after_credentials_change; do
-		t=tests.test_shared_pd.SharedPDTestCase.$name
-		grep -qx "RESULT $t pass" /tmp/pyverbs-rxe0
-		ok $? "$IBPD_PROOF: rxe0, with the series: $t passes"
-		grep "^RESULT $t " /tmp/pyverbs-nodb | sed 's/^/# less the doorbell patches: /'
-		# unittest's report of the test: from its FAIL/ERROR line to the next
-		awk -v n="$name (" '/^=+$/ { p = 0 } /^(FAIL|ERROR): / { p = index($0, n) > 0 } p' \
-			/tmp/pyverbs-nodb.log > /tmp/pyverbs-nodb-$name
-		grep -m3 -E "Errno: [0-9]+|Failed to post" /tmp/pyverbs-nodb-$name | sed 's/^/#   /'
-		grep -q "^RESULT $t fail" /tmp/pyverbs-nodb &&
-			grep -q "Errno: 13" /tmp/pyverbs-nodb-$name
-		ok $? "$IBPD_PROOF: rxe0, the series less its doorbell patches: $t fails (EACCES)"
-	done
+	# opener once its credentials change, on rxe0 and siw0: each passes
+	# with the series, and fails on this same kernel with the series less
+	# rxe's and siw's doorbell patches (IBPD_RDMA_CORE_NODB), whose
+	# doorbell write() the kernel refuses to every caller whose
+	# credentials are not those the file was opened with: EACCES on rxe0,
+	# in that test's own traceback; on siw0 the old doorbell's -1 (a
+	# PyverbsRDMAError of -1 names no errno). On siw0 with --gid 0:
+	# rdma-core's tests pass over siw's only GID, its netdev's MAC
+	# followed by zeros, as a zero GID; the tests connect its QPs through
+	# rdma_cm. Said here for rxe0 as well as in the list above.
+	traffic_cases rxe0 /tmp/pyverbs-rxe0 "Errno: 13" EACCES
+	case " $want " in *" siw0 "*)
+		PYTHONPATH=$IBPD_RDMA_CORE/python /usr/bin/python3 \
+			"$v/pyverbs_run.py" "$IBPD_RDMA_CORE/../tests" --dev siw0 --gid 0 \
+			test_shared_pd.SharedPDTestCase > /tmp/pyverbs-siw0-gid 2> /tmp/pyverbs-siw0-gid.log
+		traffic_cases siw0 /tmp/pyverbs-siw0-gid "PyverbsRDMAError: Failed to post send$" \
+			"ibv_post_send() returns -1" --gid 0
+		;;
+	esac
 fi
 tap_totals
