@@ -6,7 +6,8 @@
 # scripts/build/sparse-fetch, where bookworm's is too old for the headers),
 # checkpatch --strict is clean, the shell scripts pass shellcheck and the
 # Python ones pyflakes, the bridge's backports (patches/bridge) change
-# exactly the lines of the patches they backport, the upstream series'
+# exactly the lines of the patches they backport, no debian/control
+# names a kernel headers package, the upstream series'
 # patch files are git format-patch's, ibpddv_is_supported(3)
 # names the matrix's rdma-cores and the one provider of them that claims a
 # device by name, and each uapi header compiles alone in C and in C++.
@@ -99,6 +100,14 @@ for bp in "$top"/patches/bridge/*/*.patch; do
 	diff -u <(changed "$up") <(changed "$bp") > "$tmp/out" 2>&1
 	ok $? "patches/bridge/$s/$(basename "$bp"): the lines of next/'s, no other"
 done
+
+# Kernel headers: Debian's DKMS packages leave them to dkms's Recommends
+# (the architecture's metapackage, linux-headers-amd64 on amd64), and
+# linux-headers-generic is Ubuntu's name.
+grep -n 'linux-headers' "$top"/debian/control "$top"/packaging/*/debian/control |
+	grep -v ':[0-9]*:#' > "$tmp/out"
+[ ! -s "$tmp/out" ]
+ok $? "debian/control, packaging/*/debian/control: no kernel headers package named (dkms recommends them)"
 
 # The upstream series' patch files are what git format-patch writes of
 # them (names, diffs): opened as commits on their base (scripts/upstream/

@@ -147,9 +147,10 @@ def host(ctx, w, kernel, tmp):
                                          "compat/compat.h",
                                          "compat/Kbuild.include")) and
          field(deb("ibpd-dkms"), "Depends").startswith("dkms") and
-         "linux-headers" in field(deb("ibpd-dkms"), "Recommends"),
+         "linux-headers" not in field(deb("ibpd-dkms"), "Recommends"),
          "ibpd-dkms: /usr/src/ibpd-%s with dkms.conf (PACKAGE_VERSION %s, "
-         "AUTOINSTALL); Depends dkms, Recommends the kernel headers"
+         "AUTOINSTALL); Depends dkms, which recommends the headers "
+         "(no headers of its own: Debian's names are the architecture's)"
          % (version, version), "\n".join(conf + files))
 
     abi = out([ctx.path("scripts/build/provider-abi"),
