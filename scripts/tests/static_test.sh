@@ -6,8 +6,9 @@
 # scripts/build/sparse-fetch, where bookworm's is too old for the headers),
 # checkpatch --strict is clean, the shell scripts pass shellcheck and the
 # Python ones pyflakes, the bridge's backports (patches/bridge) change
-# exactly the lines of the patches they backport, no debian/control
-# names a kernel headers package, the upstream series'
+# exactly the lines of the patches they backport, the bridge package's
+# debian/copyright gives each patch the licence of the files it changes,
+# no debian/control names a kernel headers package, the upstream series'
 # patch files are git format-patch's, ibpddv_is_supported(3)
 # names the matrix's rdma-cores and the one provider of them that claims a
 # device by name, and each uapi header compiles alone in C and in C++.
@@ -99,6 +100,25 @@ for bp in "$top"/patches/bridge/*/*.patch; do
 	s=$(basename "$(dirname "$bp")")
 	diff -u <(changed "$up") <(changed "$bp") > "$tmp/out" 2>&1
 	ok $? "patches/bridge/$s/$(basename "$bp"): the lines of next/'s, no other"
+done
+
+# The bridge's package says of each patch the licence of the files it
+# changes (the SPDX line of each in the first kernel's source): its
+# debian/copyright stanza "Files: patches/DRIVER/*".
+copyright=$top/packaging/ibpd-rdma-sw/debian/copyright
+for p in "$top"/patches/core/next/000[34]-*.patch "$top"/patches/bridge/*/*.patch; do
+	[ -f "$p" ] || continue
+	drv=$(sed -n 's|^diff --git a/drivers/infiniband/sw/\([a-z]*\)/.*|\1|p' "$p" | sort -u)
+	lic=$(awk -v f="patches/$drv/*" '$1 == "Files:" { on = $2 == f }
+		on && $1 == "License:" { sub(/^License: */, ""); print; exit }' "$copyright")
+	bad=
+	# shellcheck disable=SC2013 # the kernel's paths: no blanks
+	for f in $(sed -n 's|^diff --git a/\([^ ]*\) .*|\1|p' "$p"); do
+		spdx=$(sed -n '1,2{ /SPDX-License-Identifier:/{ s|.*SPDX-License-Identifier: *||; s| *\*/$||; p; }; }' "$kdir/source/$f")
+		[ -n "$lic" ] && [ "${spdx,,}" = "${lic,,}" ] || bad="$bad $f ($spdx)"
+	done
+	[ -z "$bad" ]
+	ok $? "${p#"$top"/}: debian/copyright's licence of patches/$drv/* (${lic:-none}) is that of the files it changes${bad:+; not:$bad}"
 done
 
 # Kernel headers: Debian's DKMS packages leave them to dkms's Recommends
