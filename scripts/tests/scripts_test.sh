@@ -8,7 +8,7 @@
 set -u
 # shellcheck source=selftests/lib/tap.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../../selftests/lib/tap.sh"
-tap_setup 54
+tap_setup 57
 trap 'rm -rf "$tmp" "$top"/scripts/tests/untracked-*' EXIT
 
 # The matrix (scripts/matrix.conf) and its reader: what make reads of it
@@ -54,6 +54,24 @@ echo "$("$m" provider-abi-node)$("$m" "rdma-core-$("$m" rdma-cores 1)" 3)" > "$t
 ok $? "provider-abi: the ABI of a library's private version node, and its rdma-core"
 expect_rc 1 "provider-abi: a library without the node" \
 	"$top/scripts/build/provider-abi" "$tmp/x.c"
+# provider-abi --next: libibpd1's upper bound (debian/rules). 56.1 is ABI
+# 34, as 44.0 is: both end before 57.0; the newest has no known end.
+[ "$("$top/scripts/build/provider-abi" --next 34)" = 57 ] &&
+	[ "$("$top/scripts/build/provider-abi" --next 57)" = 59 ]
+ok $? "provider-abi --next: the release of the next provider ABI (34: 57)"
+expect_rc 1 "provider-abi --next: the newest ABI, whose end is not known" \
+	"$top/scripts/build/provider-abi" --next "$("$m" provider-abis | awk '{ print $NF }')"
+# each rdma-core of the matrix has the ABI of provider-abis' newest
+# release at or below its version
+st=0
+for v in $("$m" rdma-cores); do
+	want=
+	for a in $("$m" provider-abis); do
+		[ "$a" -le "${v%%.*}" ] && want=$a
+	done
+	[ "$("$m" "rdma-core-$v" 3)" = "$want" ] || st=1
+done
+ok $st "matrix: each rdma-core's provider ABI is provider-abis' for its version"
 expect_rc 0 "splat-check: clean console log" "$top/scripts/vm/splat-check" "$top/scripts/tests/logs/clean.log"
 for s in warning oops kasan lockdep kmemleak hang-netdev hang-task hang-rcu hang-lockup; do
 	expect_rc 1 "splat-check: $s is a splat" "$top/scripts/vm/splat-check" "$top/scripts/tests/logs/$s.log"

@@ -159,7 +159,11 @@ def host(ctx, w, kernel, tmp):
     files = listing(deb("libibpd1"))
     ctrl = out(["sh", "-c", 'dpkg-deb --ctrl-tarfile "$1" | tar -t', "sh",
                 deb("libibpd1")])
+    # the upper bound: the first release of the next provider ABI
+    nxt = subprocess.run([ctx.path("scripts/build/provider-abi"), "--next",
+                          abi], capture_output=True, text=True).stdout.strip()
     w.ok(re.search(r"libibverbs1 \(>= [0-9.]+\)", dep) and
+         (not nxt or "libibverbs1 (<< %s~)" % nxt in dep) and
          re.search(r"libibverbs1 \(<< [0-9]+~\)", dep) and
          "usr/lib/%s/libibverbs/libibpd-rdmav%s.so -> ../libibpd.so.1"
          % (ma, abi) in files and
@@ -168,7 +172,8 @@ def host(ctx, w, kernel, tmp):
          member(deb("libibpd1"), "usr/share/libibpd1/ibpd.driver").strip()
          == "driver ibpd" and "conffiles" not in ctrl,
          "libibpd1: provider link libibpd-rdmav%s.so, ibpd.driver a link "
-         "to /usr/share/libibpd1 (no conffile); %s" % (abi, dep),
+         "to /usr/share/libibpd1 (no conffile); %s (the next provider "
+         "ABI: %s)" % (abi, dep, nxt or "not known"),
          "Depends: %s\n%s" % (dep, "\n".join(files)))
 
     want = {"libibpd-dev": [
