@@ -11,9 +11,12 @@
 # kernel (NAME-VERSION.dkms.tar.gz, which the packages' postinst loads
 # from /usr/share/NAME-dkms instead of compiling under TCG);
 # IBPD_BRIDGE_DISTRO, an apt repository (a Packages index) of the
-# distribution's rdma-core, to go back to; IBPD_BRIDGE_NEXT, optional, the
-# cache of another kernel, installed after the packages (its headers only:
-# DKMS's kernel hook builds the module for it, here, under TCG).
+# distribution's rdma-core, to go back to, and of what a kernel's
+# installation runs that the machine lacks (initramfs-tools);
+# IBPD_BRIDGE_NEXT, optional, the cache of another kernel, installed
+# after the packages (its headers only: DKMS's kernel hook builds the
+# module for it, here, under TCG); IBPD_BRIDGE_OTHER_SERIES=1, a kernel
+# of a series the packages do not carry installed after them with apt.
 #
 # Lays out the stock kernel as its packages would (its RDMA and rxe
 # modules, its headers), installs the packages with apt as a user would
@@ -27,8 +30,9 @@
 # python3-pyverbs (test_pd, test_mr, test_device, test_shared_pd) on
 # ibpd0, rxe0 and siw0 as pyverbs.expect says of the staged series;
 # ibpd0's verbs tests (dv_test, lifecycle_test) through the packaged
-# provider; `ibpd devices`. Then ibpd-rxe-dkms purged with its module
-# running, a kernel installed later gets siw's module, and the way back:
+# provider; `ibpd devices`. Then a kernel of another series installed
+# and purged, ibpd-rxe-dkms purged with its module running, a kernel
+# installed later gets siw's module, and the way back:
 # purge what the machine did not have, the distribution's rdma-core with
 # apt install PKG=VERSION: the stock rdma_rxe again, import EOPNOTSUPP on
 # rxe0 again, no file of the bridge left.
@@ -128,13 +132,17 @@ installed_before=$(dpkg-query -W -f='${db:Status-Abbrev} ${Package} ${Version}\n
 
 # The host's builds of the DKMS packages' modules, where their postinst
 # looks (TARBALL_ROOT): NAME-VERSION.dkms.tar.gz in /usr/share/NAME-dkms.
-for t in "$IBPD_BRIDGE_BUILT"/*.dkms.tar.gz; do
-	[ -e "$t" ] || continue
-	n=${t##*/}
-	n=${n%.dkms.tar.gz}
-	mkdir -p "/usr/share/${n%-*}-dkms"
-	cp "$t" "/usr/share/${n%-*}-dkms/"
-done
+prebuilt() {
+	local t n
+	for t in "$IBPD_BRIDGE_BUILT"/*.dkms.tar.gz; do
+		[ -e "$t" ] || continue
+		n=${t##*/}
+		n=${n%.dkms.tar.gz}
+		mkdir -p "/usr/share/${n%-*}-dkms"
+		cp "$t" "/usr/share/${n%-*}-dkms/"
+	done
+}
+prebuilt
 
 t=$SECONDS
 apt_get install "${debs[@]}" > "$tap_out"
@@ -306,6 +314,96 @@ for t in dv_test lifecycle_test; do
 	ok $? "$t on the installed libibverbs and libibpd1"
 	grep -E '^# Totals|^not ok' "$tap_out" | sed 's/^/#   /'
 done
+
+# A kernel of a series the packages have no driver source of, installed
+# with apt after them: a stand-in for a Debian kernel the matrix lacks,
+# its image and headers packages laid out as linux-image-KVER and
+# linux-headers-KVER are (the headers those of this kernel), whose
+# postinst run the kernel's hooks as theirs do (run-parts
+# --exit-on-error /etc/kernel/header_postinst.d, /etc/kernel/postinst.d),
+# with initramfs-tools' hook among them (from the distribution's
+# repository, taken away after). DKMS leaves both modules out with a
+# message, apt exits 0, the initramfs is made; then the packages' own
+# postinst (as dpkg and dpkg-reconfigure run it) with those headers
+# present: DKMS's "Skipped.". On the first kernel of the run
+# (IBPD_BRIDGE_OTHER_SERIES, scripts/tests/ibpd_check/bridge.py).
+# other_kernel_debs DIR KVER: linux-image-KVER and linux-headers-KVER
+# shellcheck disable=SC2016 # the maintainer scripts' own "$1"
+other_kernel_debs() {
+	local dir=$1 v=$2 p
+	rm -rf "$dir"
+	for p in image headers; do
+		mkdir -p "$dir/$p/DEBIAN"
+		printf '%s\n' "Package: linux-$p-$v" "Version: 1" "Architecture: amd64" \
+			"Maintainer: ibpd <ibpd@invalid>" \
+			"Description: Linux $v $p, a stand-in (ibpd's bridge test)" \
+			> "$dir/$p/DEBIAN/control"
+	done
+	mkdir -p "$dir/image/boot" "$dir/image/lib/modules/$v"
+	cp "$kcache/root/boot/vmlinuz-$kver" "$dir/image/boot/vmlinuz-$v"
+	cp "$kcache/root/boot/config-$kver" "$dir/image/boot/config-$v"
+	cp "$m"/modules.order "$m"/modules.builtin* "$dir/image/lib/modules/$v/"
+	printf '%s\n' '#!/bin/sh' 'set -e' '[ "$1" = configure ] || exit 0' \
+		"depmod $v" "[ ! -d /etc/kernel/postinst.d ] || run-parts --report --exit-on-error --arg=$v --arg=/boot/vmlinuz-$v /etc/kernel/postinst.d" \
+		> "$dir/image/DEBIAN/postinst"
+	printf '%s\n' '#!/bin/sh' 'set -e' '[ "$1" = remove ] || exit 0' \
+		"[ ! -d /etc/kernel/postrm.d ] || run-parts --report --exit-on-error --arg=$v --arg=/boot/vmlinuz-$v /etc/kernel/postrm.d" \
+		"rm -f /lib/modules/$v/modules.*" > "$dir/image/DEBIAN/postrm"
+	mkdir -p "$dir/headers/usr/src" "$dir/headers/lib/modules/$v"
+	ln -s "linux-headers-$kver" "$dir/headers/usr/src/linux-headers-$v"
+	ln -s "/usr/src/linux-headers-$v" "$dir/headers/lib/modules/$v/build"
+	printf '%s\n' '#!/bin/sh' 'set -e' '[ "$1" = configure ] || exit 0' \
+		"[ ! -d /etc/kernel/header_postinst.d ] || run-parts --report --exit-on-error --arg=$v /etc/kernel/header_postinst.d" \
+		> "$dir/headers/DEBIAN/postinst"
+	chmod 755 "$dir"/*/DEBIAN/post*
+	for p in image headers; do
+		dpkg-deb --root-owner-group -Zgzip -b "$dir/$p" "$dir/linux-$p-$v.deb" > /dev/null || return 1
+	done
+}
+if [ -n "${IBPD_BRIDGE_OTHER_SERIES:-}" ]; then
+	over=6.99.0-1-ibpdtest
+	t=$SECONDS
+	printf 'deb [trusted=yes] file:%s ./\n' "$IBPD_BRIDGE_DISTRO" > "$apt_lists.list"
+	pkgs_before=$(dpkg-query -W -f='${db:Status-Abbrev} ${Package}\n' | awk '$1 ~ /^ii/ { print $2 }' | sort)
+	{ apt_get update && apt_get install initramfs-tools; } > "$tap_out" 2>&1
+	ok $? "initramfs-tools installed, for its kernel hook"
+	other_kernel_debs /tmp/other "$over" &&
+		apt_get install "/tmp/other/linux-image-$over.deb" "/tmp/other/linux-headers-$over.deb" > "$tap_out" 2>&1
+	rc=$?
+	grep -E 'ibpd-|run-parts|initramfs|dkms' "$tap_out" | sed 's/^/# /'
+	[ $rc = 0 ] && dpkg-query -W -f='${db:Status-Abbrev}' "linux-image-$over" "linux-headers-$over" | grep -qx 'ii ii '
+	ok $? "apt install of a kernel of a series the packages do not carry ($over): exit 0, image and headers configured"
+	[ -s "/boot/initrd.img-$over" ]
+	ok $? "its initramfs made (/boot/initrd.img-$over): the hooks after DKMS's ran"
+	for d in rxe siw; do
+		grep -q "ibpd-$d-dkms: kernel $over is not supported: this package has the $d source of Linux .* only; nothing is built" "$tap_out"
+		ok $? "ibpd-$d-dkms says why nothing is built for $over"
+	done
+	! ls "/lib/modules/$over/updates" > "$tap_out" 2>&1
+	ok $? "nothing built or installed for $over"
+	# (the host's builds where the postinst looks, as at the install: it
+	# takes the module out of DKMS and loads it anew, compiling nothing)
+	prebuilt
+	for d in rxe siw; do
+		v=$(dpkg-query -W -f='${Version}' "ibpd-$d-dkms")
+		/var/lib/dpkg/info/ibpd-$d-dkms.postinst configure "$v" > "$tap_out" 2>&1 &&
+			grep -q "Building for .*$over" "$tap_out" && grep -qx "Skipped." "$tap_out" &&
+			grep -q "Loading tarball for ibpd-$d-" "$tap_out"
+		ok $? "ibpd-$d-dkms's postinst configure with $over's headers present: that kernel skipped, exit 0"
+		grep -E "Building|Skipped|BUILD_EXCLUSIVE|Loading" "$tap_out" | sed 's/^/#   /'
+	done
+	rm -f /usr/share/ibpd-*-dkms/*.dkms.tar.gz
+	apt_get purge "linux-image-$over" "linux-headers-$over" > "$tap_out" 2>&1 &&
+		[ ! -e "/boot/initrd.img-$over" ] && [ ! -e "/lib/modules/$over" ]
+	ok $? "apt purge of $over's packages: its initramfs and modules directory gone"
+	added=$(comm -13 <(echo "$pkgs_before") <(dpkg-query -W -f='${db:Status-Abbrev} ${Package}\n' |
+		awk '$1 ~ /^ii/ { print $2 }' | sort))
+	# shellcheck disable=SC2086 # a package a word
+	[ -z "$added" ] || apt_get purge $added > "$tap_out" 2>&1
+	ok $? "what it took away again (${added//$'\n'/ })"
+	: > "$apt_lists.list"
+	echo "# a kernel of another series: $((SECONDS - t)) s"
+fi
 
 # A kernel installed after the packages: DKMS's hook on its headers
 # builds and installs the module of each DKMS package for it. One

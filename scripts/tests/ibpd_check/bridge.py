@@ -16,6 +16,7 @@ import glob
 import hashlib
 import io
 import os
+import re
 import shutil
 import subprocess
 import threading
@@ -141,18 +142,35 @@ def prebuild(ctx, kernel, debs):
     return out
 
 
+# What installing a kernel runs besides DKMS, where this machine lacks it
+# (bridge_vm.sh installs a kernel of another series: its initramfs made
+# after DKMS's hook), and takes away again.
+KERNEL_HOOKS = ["initramfs-tools"]
+
+
+def hook_packages():
+    """The packages, PKG=VERSION, that apt would install here for
+    KERNEL_HOOKS, as the VM's apt does (no recommends)."""
+    out = subprocess.run(["apt-get", "-s", "-q", "--no-install-recommends",
+                          "install"] + KERNEL_HOOKS,
+                         capture_output=True, text=True).stdout
+    return ["%s=%s" % (m.group(1), m.group(2)) for m in
+            re.finditer(r"^Inst (\S+) (?:\[\S+\] )?\((\S+) ", out, re.M)]
+
+
 def distro_repo(ctx, debs):
     """An apt repository of the distribution's packages that the bridge
     replaces, at the versions installed here (the machine's Debian): the
-    way back, as apt install PKG=VERSION takes it. Its directory."""
+    way back, as apt install PKG=VERSION takes it; and those of
+    KERNEL_HOOKS that the machine lacks. Its directory."""
     names = {package(d, "Package") for d in debs}
     q = subprocess.run(["dpkg-query", "-W", "-f",
                         "${db:Status-Abbrev} ${Package} ${Version}\n"],
                        capture_output=True, text=True).stdout
-    want = sorted("%s=%s" % (p, v) for s, p, v in
-                  (line.split() for line in q.splitlines()
-                   if len(line.split()) == 3)
-                  if s.startswith("ii") and p in names)
+    want = sorted(["%s=%s" % (p, v) for s, p, v in
+                   (line.split() for line in q.splitlines()
+                    if len(line.split()) == 3)
+                   if s.startswith("ii") and p in names] + hook_packages())
     d = cache(ctx, "bridge", "distro")
     os.makedirs(d, exist_ok=True)
     have = {os.path.basename(f).split("_")[0] + "=" +
@@ -222,12 +240,14 @@ def headers_run_here(kdir):
         root + os.sep)
 
 
-def section(kernel, later=()):
+def section(kernel, later=(), first=False):
     """make check's bridge section of kernel: the packages (packages()),
     the kernel's module and DKMS builds, one boot; with later (kernels
     of the matrix), a kernel installed after the packages, the first of
     them whose packaged headers build here, gets the module from DKMS
-    in the boot (that kernel's headers only)."""
+    in the boot (that kernel's headers only); first (the run's first
+    kernel): a kernel of a series the packages do not carry is installed
+    after them with apt, in the boot (bridge_vm.sh)."""
     def run(ctx):
         pk = packages(ctx, kernel)
         if not pk:
@@ -245,6 +265,8 @@ def section(kernel, later=()):
         env = {"IBPD_BRIDGE_BUILT": built,
                "IBPD_BRIDGE_DISTRO": distro,
                "IBPD_BRIDGE_DEBS": ctx.path(OUT, "install")}
+        if first:
+            env["IBPD_BRIDGE_OTHER_SERIES"] = "1"
         for k in later:
             d = kernel_dir(ctx.top, k)
             if headers_run_here(d):

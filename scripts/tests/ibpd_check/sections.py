@@ -182,14 +182,19 @@ def vm_test(ctx):
 def bridge_section(kernel, kernels):
     """The bridge's packages on kernel (bridge.section): in the lane free
     first, a section a kernel so that both lanes take them; the first
-    kernel's boot also installs a later kernel's headers (of the others,
-    the first whose packaged headers build on this machine)."""
-    later = kernels[1:] if kernel == kernels[0] else ()
+    kernel's boot also installs a kernel of another series, and a later
+    kernel's headers (of the others, the first whose packaged headers
+    build on this machine)."""
+    first = kernel == kernels[0]
+    later = kernels[1:] if first else ()
     return Section("bridge-" + kernel, "the bridge's packages on kernel %s "
                    "(apt install, DKMS rdma_rxe and siw, import and QPs on "
-                   "rxe0 and siw0%s, the way back)" % (
-                       kernel, ", DKMS's hook for a kernel installed later"
-                       if later else ""), ANY, bridge.section(kernel, later),
+                   "rxe0 and siw0%s%s, the way back)" % (
+                       kernel, ", a kernel of another series installed "
+                       "later" if first else "",
+                       ", DKMS's hook for a kernel installed later"
+                       if later else ""), ANY,
+                   bridge.section(kernel, later, first),
                    vm=bridge.machine(kernel), guest=bridge.GUEST)
 
 

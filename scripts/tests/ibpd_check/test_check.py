@@ -873,14 +873,19 @@ class Bridge(unittest.TestCase):
             # 6.12's headers do not build here (the mock): 7's
             self.assertEqual(env.get("IBPD_BRIDGE_NEXT"),
                              "/kc-7" if k == "6.1" else None)
+            # a kernel of another series on the first kernel's boot
+            self.assertEqual(env.get("IBPD_BRIDGE_OTHER_SERIES"),
+                             "1" if k == "6.1" else None)
 
     def test_one_kernel(self):
-        """A run of one kernel: no kernel installed later."""
+        """A run of one kernel: no kernel installed later, a kernel of
+        another series still."""
         s, = [s for s in sections.registry(["6.12"])
               if s.name.startswith("bridge")]
         ctx = self.Ctx()
         ctx.run(s)
         self.assertNotIn("IBPD_BRIDGE_NEXT", ctx.envs[0])
+        self.assertEqual(ctx.envs[0]["IBPD_BRIDGE_OTHER_SERIES"], "1")
 
     def test_build_failed(self):
         """make bridge failed (a failure of the first section, build()'s):
