@@ -106,9 +106,11 @@ done
 # changes (the SPDX line of each in the first kernel's source): its
 # debian/copyright stanza "Files: patches/DRIVER/*".
 copyright=$top/packaging/ibpd-rdma-sw/debian/copyright
-for p in "$top"/patches/core/next/000[34]-*.patch "$top"/patches/bridge/*/*.patch; do
+for p in "$top"/patches/core/next/*.patch "$top"/patches/bridge/*/*.patch; do
 	[ -f "$p" ] || continue
+	# the patches of a software driver: those the package carries
 	drv=$(sed -n 's|^diff --git a/drivers/infiniband/sw/\([a-z]*\)/.*|\1|p' "$p" | sort -u)
+	[ -n "$drv" ] || continue
 	lic=$(awk -v f="patches/$drv/*" '$1 == "Files:" { on = $2 == f }
 		on && $1 == "License:" { sub(/^License: */, ""); print; exit }' "$copyright")
 	bad=
