@@ -74,6 +74,17 @@ def subject(p):
     return re.sub(r"\n[ \t]+", " ", m.group(1)) if m else ""
 
 
+def ccache_env():
+    """The environment with scripts/build/ccache-env's on top: the series'
+    builds, and the build less a patch, share their compilers' cache."""
+    env = dict(os.environ)
+    for line in output([os.path.join(TOP, "scripts/build/ccache-env")
+                        ]).splitlines():
+        k, _, v = line.partition("=")
+        env[k] = v
+    return env
+
+
 def build(out, without=None):
     """Apply the series in out to the base and build it, once per series
     (cached by its diffs: not the identity of whoever staged them, nor the
@@ -122,13 +133,15 @@ def build(out, without=None):
             f"log in {blog})")
         b = os.path.join(src, "build")
         os.makedirs(b)
+        env = ccache_env()
         rc = run(["cmake", "-GNinja", "-DIN_PLACE=1", "-DNO_MAN_PAGES=1",
                   "-DENABLE_WERROR=1", "-DPYTHON_EXECUTABLE=/usr/bin/python3",
-                  ".."], out=blog, cwd=b)
+                  ".."], out=blog, cwd=b, env=env)
         if rc == 0:
             # not niced: in make check the debug kernel's lane runs
             # beside it, and a nice 19 build waits for that lane's VMs
-            rc = run(["ninja", "-j2"], out=blog, append=True, cwd=b)
+            rc = run(["ninja", "-j2"], out=blog, append=True, cwd=b,
+                     env=env)
         write(os.path.join(d, "build.rc"), f"{rc}\n")
     open(os.path.join(d, ".ready"), "w").close()
     return d
