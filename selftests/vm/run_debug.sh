@@ -31,6 +31,9 @@ export IBPD_STRESS_OPS="${IBPD_STRESS_OPS:-5000}"
 export IBPD_FUZZ_ITERS="${IBPD_FUZZ_ITERS:-20000}"
 export IBPD_FUZZ_SECONDS="${IBPD_FUZZ_SECONDS:-90}"
 export IBPD_CYCLES="${IBPD_CYCLES:-10}"
+# ibpd_test's debugfs.pds_seek_readers: the listing's walks under KASAN
+# with 10,000 PDs; the stock kernels' boots measure the stall at 100,000
+export IBPD_TEST_SEEK_PDS="${IBPD_TEST_SEEK_PDS:-10000}"
 
 # the stress and fuzz programs and a short soak (make soak runs the long
 # one), the matrix's boot-debug-programs: the soak before the lifecycle
