@@ -8,7 +8,7 @@
 set -u
 # shellcheck source=selftests/lib/tap.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../../selftests/lib/tap.sh"
-tap_setup 57
+tap_setup 58
 trap 'rm -rf "$tmp" "$top"/scripts/tests/untracked-*' EXIT
 
 # The matrix (scripts/matrix.conf) and its reader: what make reads of it
@@ -72,6 +72,20 @@ for v in $("$m" rdma-cores); do
 	[ "$("$m" "rdma-core-$v" 3)" = "$want" ] || st=1
 done
 ok $st "matrix: each rdma-core's provider ABI is provider-abis' for its version"
+# The guest's timing of its programs (selftests/lib/vm.sh: timed, after
+# the kselftest runner's result lines): a line after each result line,
+# nothing else changed, the output in the file too.
+printf '%s\n' 'TAP version 13' '1..2' '# selftests: ibpd: a_test' '# ok 1 x' \
+	'ok 1 selftests: ibpd: a_test' '# selftests: ibpd: b_test.sh' \
+	'not ok 2 selftests: ibpd: b_test.sh # TIMEOUT 45 seconds' > "$tmp/runner"
+# shellcheck source=selftests/lib/vm.sh
+(. "$top/selftests/lib/vm.sh"; timed "$tmp/timed.file" < "$tmp/runner" > "$tmp/timed.out")
+grep -vE '^# ibpd: (a_test|b_test\.sh): [0-9]+ s$' "$tmp/timed.out" | cmp -s - "$tmp/runner" &&
+	sed -n '6p;9p' "$tmp/timed.out" | tr '\n' '|' |
+	grep -qxE '# ibpd: a_test: [01] s\|# ibpd: b_test\.sh: [01] s\|' &&
+	cmp -s "$tmp/timed.out" "$tmp/timed.file"
+ok $? "the guest's timing of the kselftest runner's programs: a line after each result"
+
 expect_rc 0 "splat-check: clean console log" "$top/scripts/vm/splat-check" "$top/scripts/tests/logs/clean.log"
 for s in warning oops kasan lockdep kmemleak hang-netdev hang-task hang-rcu hang-lockup; do
 	expect_rc 1 "splat-check: $s is a splat" "$top/scripts/vm/splat-check" "$top/scripts/tests/logs/$s.log"

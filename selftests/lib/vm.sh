@@ -18,11 +18,31 @@ boot() {
 }
 
 # run_programs BOOT: the programs of the matrix's BOOT-programs, in
-# order, from the kselftests' install.
+# order, from the kselftests' install; after each, "# ibpd: PROG: N s",
+# the seconds it took.
 run_programs() {
 	for t in $(boot "$1-programs"); do
+		t0=$(date +%s)
 		"$build/ksft/ibpd/$t" || rc=1
+		echo "# ibpd: $t: $(($(date +%s) - t0)) s"
 	done
+}
+
+# timed FILE: its input to stdout and to FILE, with, after each of the
+# kselftest runner's result lines ("ok N selftests: COLLECTION: PROG"),
+# "# COLLECTION: PROG: N s", the seconds since the runner started PROG
+# ("# selftests: COLLECTION: PROG")
+timed() {
+	while IFS= read -r l || [ -n "$l" ]; do
+		printf '%s\n' "$l"
+		case $l in
+		"# selftests: "*) t0=$(date +%s) ;;
+		"ok "*" selftests: "* | "not ok "*" selftests: "*)
+			p=${l#* selftests: }
+			echo "# ${p%% #*}: $(($(date +%s) - ${t0:-$(date +%s)})) s"
+			;;
+		esac
+	done | tee "$1"
 }
 
 # run_kselftests --no-unload BOOT | --unload: the kselftests (selftests/
@@ -57,7 +77,7 @@ run_kselftests() {
 	done
 	out=$(mktemp)
 	{ "$ksft/run_kselftest.sh" "$@" 2>&1; echo $? > "$out.rc"; } |
-		tee "$out"
+		timed "$out"
 	# 6.1's and 6.12's runners exit 0 whatever failed
 	[ "$(cat "$out.rc")" = 0 ] || rc=1
 	! grep -q '^not ok ' "$out" || rc=1
