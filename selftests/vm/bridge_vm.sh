@@ -15,8 +15,10 @@
 # installation runs that the machine lacks (initramfs-tools);
 # IBPD_BRIDGE_NEXT, optional, the cache of another kernel, installed
 # after the packages (its headers only: DKMS's kernel hook builds the
-# module for it, here, under TCG); IBPD_BRIDGE_OTHER_SERIES=1, a kernel
-# of a series the packages do not carry installed after them with apt.
+# module for it, here, under TCG); IBPD_BRIDGE_OTHER_SERIES, optional,
+# the directory of a kernel's image and headers packages (made on the
+# host), of a series the packages do not carry, installed after them
+# with apt.
 #
 # Lays out the stock kernel as its packages would (its RDMA and rxe
 # modules, its headers), installs the packages with apt as a user would
@@ -326,49 +328,19 @@ done
 # message, apt exits 0, the initramfs is made; then the packages' own
 # postinst (as dpkg and dpkg-reconfigure run it) with those headers
 # present: DKMS's "Skipped.". On the first kernel of the run
-# (IBPD_BRIDGE_OTHER_SERIES, scripts/tests/ibpd_check/bridge.py).
-# other_kernel_debs DIR KVER: linux-image-KVER and linux-headers-KVER
-# shellcheck disable=SC2016 # the maintainer scripts' own "$1"
-other_kernel_debs() {
-	local dir=$1 v=$2 p
-	rm -rf "$dir"
-	for p in image headers; do
-		mkdir -p "$dir/$p/DEBIAN"
-		printf '%s\n' "Package: linux-$p-$v" "Version: 1" "Architecture: amd64" \
-			"Maintainer: ibpd <ibpd@invalid>" \
-			"Description: Linux $v $p, a stand-in (ibpd's bridge test)" \
-			> "$dir/$p/DEBIAN/control"
-	done
-	mkdir -p "$dir/image/boot" "$dir/image/lib/modules/$v"
-	cp "$kcache/root/boot/vmlinuz-$kver" "$dir/image/boot/vmlinuz-$v"
-	cp "$kcache/root/boot/config-$kver" "$dir/image/boot/config-$v"
-	cp "$m"/modules.order "$m"/modules.builtin* "$dir/image/lib/modules/$v/"
-	printf '%s\n' '#!/bin/sh' 'set -e' '[ "$1" = configure ] || exit 0' \
-		"depmod $v" "[ ! -d /etc/kernel/postinst.d ] || run-parts --report --exit-on-error --arg=$v --arg=/boot/vmlinuz-$v /etc/kernel/postinst.d" \
-		> "$dir/image/DEBIAN/postinst"
-	printf '%s\n' '#!/bin/sh' 'set -e' '[ "$1" = remove ] || exit 0' \
-		"[ ! -d /etc/kernel/postrm.d ] || run-parts --report --exit-on-error --arg=$v --arg=/boot/vmlinuz-$v /etc/kernel/postrm.d" \
-		"rm -f /lib/modules/$v/modules.*" > "$dir/image/DEBIAN/postrm"
-	mkdir -p "$dir/headers/usr/src" "$dir/headers/lib/modules/$v"
-	ln -s "linux-headers-$kver" "$dir/headers/usr/src/linux-headers-$v"
-	ln -s "/usr/src/linux-headers-$v" "$dir/headers/lib/modules/$v/build"
-	printf '%s\n' '#!/bin/sh' 'set -e' '[ "$1" = configure ] || exit 0' \
-		"[ ! -d /etc/kernel/header_postinst.d ] || run-parts --report --exit-on-error --arg=$v /etc/kernel/header_postinst.d" \
-		> "$dir/headers/DEBIAN/postinst"
-	chmod 755 "$dir"/*/DEBIAN/post*
-	for p in image headers; do
-		dpkg-deb --root-owner-group -Zgzip -b "$dir/$p" "$dir/linux-$p-$v.deb" > /dev/null || return 1
-	done
-}
+# (IBPD_BRIDGE_OTHER_SERIES: the directory of the two packages, made on
+# the host, scripts/tests/ibpd_check/bridge.py's other_kernel()).
 if [ -n "${IBPD_BRIDGE_OTHER_SERIES:-}" ]; then
-	over=6.99.0-1-ibpdtest
+	over=$(echo "$IBPD_BRIDGE_OTHER_SERIES"/linux-image-*.deb)
+	over=${over##*/linux-image-}
+	over=${over%.deb}
 	t=$SECONDS
 	printf 'deb [trusted=yes] file:%s ./\n' "$IBPD_BRIDGE_DISTRO" > "$apt_lists.list"
 	pkgs_before=$(dpkg-query -W -f='${db:Status-Abbrev} ${Package}\n' | awk '$1 ~ /^ii/ { print $2 }' | sort)
 	{ apt_get update && apt_get install initramfs-tools; } > "$tap_out" 2>&1
 	ok $? "initramfs-tools installed, for its kernel hook"
-	other_kernel_debs /tmp/other "$over" &&
-		apt_get install "/tmp/other/linux-image-$over.deb" "/tmp/other/linux-headers-$over.deb" > "$tap_out" 2>&1
+	apt_get install "$IBPD_BRIDGE_OTHER_SERIES/linux-image-$over.deb" \
+		"$IBPD_BRIDGE_OTHER_SERIES/linux-headers-$over.deb" > "$tap_out" 2>&1
 	rc=$?
 	grep -E 'ibpd-|run-parts|initramfs|dkms' "$tap_out" | sed 's/^/# /'
 	[ $rc = 0 ] && dpkg-query -W -f='${db:Status-Abbrev}' "linux-image-$over" "linux-headers-$over" | grep -qx 'ii ii '

@@ -840,6 +840,8 @@ class Bridge(unittest.TestCase):
                 mock.patch.object(bridge, "headers_run_here",
                                   lambda d: d != "/kc-6.12"), \
                 mock.patch.object(bridge, "stage", lambda ctx, d: None), \
+                mock.patch.object(bridge, "other_kernel",
+                                  lambda ctx, k: "/other-" + k), \
                 mock.patch.dict(bridge._packages, clear=True):
             return super().run(result)
 
@@ -875,7 +877,7 @@ class Bridge(unittest.TestCase):
                              "/kc-7" if k == "6.1" else None)
             # a kernel of another series on the first kernel's boot
             self.assertEqual(env.get("IBPD_BRIDGE_OTHER_SERIES"),
-                             "1" if k == "6.1" else None)
+                             "/other-6.1" if k == "6.1" else None)
 
     def test_one_kernel(self):
         """A run of one kernel: no kernel installed later, a kernel of
@@ -885,7 +887,8 @@ class Bridge(unittest.TestCase):
         ctx = self.Ctx()
         ctx.run(s)
         self.assertNotIn("IBPD_BRIDGE_NEXT", ctx.envs[0])
-        self.assertEqual(ctx.envs[0]["IBPD_BRIDGE_OTHER_SERIES"], "1")
+        self.assertEqual(ctx.envs[0]["IBPD_BRIDGE_OTHER_SERIES"],
+                         "/other-6.12")
 
     def test_build_failed(self):
         """make bridge failed (a failure of the first section, build()'s):
