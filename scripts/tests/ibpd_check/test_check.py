@@ -917,6 +917,46 @@ class Bridge(unittest.TestCase):
         self.assertEqual(self.built, [False])	# no lintian
 
 
+
+class BridgeLint(unittest.TestCase):
+    """lintian's verdict kept in the cache: a pass on the same bytes is
+    not run again; other bytes, or a failure, are."""
+
+    def test_kept(self):
+        runs = []
+        verdict = {"rc": 0}
+
+        def run(argv, **kw):
+            if argv[-1] == "--version":
+                return subprocess.CompletedProcess(argv, 0, b"Lintian v2\n")
+            runs.append(argv[-1])
+            return subprocess.CompletedProcess(
+                argv, verdict["rc"], "W: tag\n" if verdict["rc"] else "",
+                "")
+
+        with tempfile.TemporaryDirectory() as d:
+            ch = os.path.join(d, "p_1_amd64.changes")
+            with open(ch, "w") as f:
+                f.write("Source: p\nChecksums-Sha256:\n 00 1 p_1_all.deb\n"
+                        "Files:\n 00 1 misc optional p_1_all.deb\n")
+            deb_file = os.path.join(d, "p_1_all.deb")
+            with open(deb_file, "w") as f:
+                f.write("one")
+            with mock.patch.object(bridge, "cache",
+                                   lambda ctx, *p: os.path.join(d, "c", *p)), \
+                    mock.patch.object(bridge.subprocess, "run", run):
+                self.assertEqual(bridge.lint(None, ch)[:2], (True, ""))
+                ok, out, kept = bridge.lint(None, ch)
+                self.assertTrue(ok and kept)
+                self.assertEqual(runs, [ch])
+                with open(deb_file, "w") as f:	# other bytes
+                    f.write("two")
+                verdict["rc"] = 2
+                self.assertEqual(bridge.lint(None, ch),
+                                 (False, "W: tag\n", None))
+                self.assertEqual(bridge.lint(None, ch)[0], False)
+                self.assertEqual(runs, [ch] * 3)
+
 class KUnit(unittest.TestCase):
     """kunit.py's report read for its counts: its summary names only the
     counts that are not 0, in colour on a terminal."""
