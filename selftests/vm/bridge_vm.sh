@@ -131,6 +131,19 @@ ok $? "kernel $kver: its RDMA modules and headers laid out; modprobe finds the s
 files > /tmp/files.before
 installed_before=$(dpkg-query -W -f='${db:Status-Abbrev} ${Package} ${Version}\n' 2> /dev/null |
 	awk '$1 ~ /^ii/ { print $2, $3 }' | sort)
+declare -A had	# PACKAGE: its version before the bridge, if installed
+while read -r p v; do had[$p]=$v; done <<< "$installed_before"
+# Each .deb's package and version ("PACKAGE VERSION", in the order of
+# debs), read once: dpkg-deb a .deb, and dpkg-query parsing dpkg's
+# status file, are a process each under TCG.
+deb_pkgs=$(for d in "${debs[@]}"; do dpkg-deb -f "$d" Package Version; echo; done |
+	awk -v RS= '{ for (i = 1; i < NF; i += 2) f[$i] = $(i + 1); print f["Package:"], f["Version:"] }')
+names=()
+while read -r p v; do names+=("$p"); done <<< "$deb_pkgs"
+# deb_status: "PACKAGE STATUS VERSION" of each of them (dpkg-query once)
+deb_status() {
+	dpkg-query -W -f='${Package} ${db:Status-Abbrev} ${Version}\n' "${names[@]}" 2> /dev/null
+}
 
 # The host's builds of the DKMS packages' modules, where their postinst
 # looks (TARBALL_ROOT): NAME-VERSION.dkms.tar.gz in /usr/share/NAME-dkms.
@@ -152,11 +165,11 @@ rc=$?
 cat "$tap_out"
 echo "# apt install ./*.deb: $((SECONDS - t)) s"
 bad=
-for d in "${debs[@]}"; do
-	p=$(dpkg-deb -f "$d" Package) v=$(dpkg-deb -f "$d" Version)
-	[ "$(dpkg-query -W -f='${db:Status-Abbrev}${Version}' "$p" 2> /dev/null)" = "ii $v" ] ||
-		bad="$bad $p"
-done
+declare -A now
+while read -r p st v; do now[$p]="$st $v"; done < <(deb_status)
+while read -r p v; do
+	[ "${now[$p]:-}" = "ii $v" ] || bad="$bad $p"
+done <<< "$deb_pkgs"
 [ $rc = 0 ] && [ -z "$bad" ]
 ok $? "apt install ./*.deb: every package of the bridge at its version (${#debs[@]} packages)${bad:+; not:$bad}"
 # the host's builds, loaded by the postinst: nothing compiled here
@@ -422,12 +435,12 @@ rdma link delete rxe0 && rmmod rdma_rxe
 printf 'deb [trusted=yes] file:%s ./\n' "$IBPD_BRIDGE_DISTRO" > "$apt_lists.list"
 apt_get update > /dev/null
 back=() purge=()
-for d in "${debs[@]}"; do
-	p=$(dpkg-deb -f "$d" Package)
-	v=$(awk -v p="$p" '$1 == p { print $2 }' <<< "$installed_before")
-	if [ -n "$v" ]; then
-		back+=("$p=$v")
-	elif dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2> /dev/null | grep -q '^[a-z]i'; then
+now=()
+while read -r p st v; do now[$p]=$st; done < <(deb_status)
+for p in "${names[@]}"; do
+	if [ -n "${had[$p]:-}" ]; then
+		back+=("$p=${had[$p]}")
+	elif [[ ${now[$p]:-} == [a-z]i* ]]; then
 		purge+=("$p")	# not ibpd-rxe-dkms when purged above
 	fi
 done
