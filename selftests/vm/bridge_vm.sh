@@ -83,12 +83,98 @@ debs=("$IBPD_BRIDGE_DEBS"/*.deb)
 
 # What a package or DKMS could leave behind, as deb_vm.sh looks (the
 # kernel's own modules and headers, DKMS's signing key and what dpkg
-# writes of itself aside).
-files() {
-	find /etc /usr/bin /usr/sbin /usr/src /usr/include/infiniband /usr/include/rdma \
-		/usr/lib/"$ma" /usr/lib/python3/dist-packages /usr/share/doc \
-		/usr/share/man/man1 /usr/share/man/man3 /usr/share/man/man7 \
-		/var/lib/dkms /lib/modules /lib/udev /lib/systemd \
+# writes of itself aside): the files and directories of files_roots,
+# compared before the packages and after the way back (files_before,
+# files_after). The root is vm-init's overlay over the host's root,
+# read-only: a directory whose entries differ between two moments is one
+# the upper layer (a tmpfs) has, created or copied up when an entry was
+# added, removed or renamed, and the others are the host's as they were.
+# So the two lists are those directories' entries, found in the upper
+# layer, not the walk of every directory of files_roots over 9p (4000 of
+# the host's, up to minutes under TCG: Documentation/testing.rst, "Run
+# times"). They differ where the walks would; a directory gone is one
+# line, not its files' too. Without those layers, the walk.
+files_roots=(/etc /usr/bin /usr/sbin /usr/src /usr/include/infiniband /usr/include/rdma
+	/usr/lib/"$ma" /usr/lib/python3/dist-packages /usr/share/doc
+	/usr/share/man/man1 /usr/share/man/man3 /usr/share/man/man7
+	/var/lib/dkms /lib/modules /lib/udev /lib/systemd)
+# vm-init's layers, as its PID 1 sees them
+ov_upper=/proc/1/root/rw/upper ov_lower=/proc/1/root/host ov_root=
+# files_filter: the lines of stdin, paths, but those the lists leave out
+files_filter() {
+	awk -v m="$m" -v h="/usr/src/linux-headers-$kver" '
+		function under(p, d) { return p == d || index(p, d "/") == 1 }
+		!(under($0, m "/kernel") || under($0, m "/build") || under($0, h) ||
+		  index($0, "/var/lib/dkms/mok.") == 1 || $0 ~ /\/__pycache__(\/|$)/ ||
+		  $0 == "/etc/ld.so.cache")'
+}
+# files_upper: the directories of files_roots in the upper layer, named
+# as files_roots name them (/lib/modules is /usr/lib/modules in the
+# layers, /lib a link: /tmp/files.map, "REAL ROOT" lines)
+files_upper() {
+	local -a ups=()
+	local real
+	while read -r real _; do
+		[ -d "$ov_upper$real" ] && ups+=("$ov_upper$real")
+	done < /tmp/files.map
+	[ ${#ups[@]} -gt 0 ] || return 0
+	find "${ups[@]}" -type d | awk -v up="$ov_upper" '
+		NR == FNR { real[NR] = $1; root[NR] = $2; n = NR; next }
+		{
+			p = substr($0, length(up) + 1)
+			for (i = 1; i <= n; i++)
+				if (p == real[i] || index(p, real[i] "/") == 1) {
+					print root[i] substr(p, length(real[i]) + 1)
+					break
+				}
+		}' /tmp/files.map - | files_filter
+}
+# files_list BASE DIR...: the entries of each DIR under BASE (the root,
+# or a layer), named as under the root
+files_list() {
+	local base=$1
+	shift
+	[ $# -gt 0 ] || return 0
+	find "${@/#/$base}" -mindepth 1 -maxdepth 1 2> /dev/null |
+		awk -v b="$base" '{ print substr($0, length(b) + 1) }' | files_filter
+}
+# files_before: the upper layer's directories and their entries now
+files_before() {
+	local -a dirs
+	local r
+	if [ ! -d "$ov_upper" ] || [ ! -d "$ov_lower/etc" ]; then
+		files_walk > /tmp/files.before
+		return
+	fi
+	realpath -m "${files_roots[@]/#/$ov_root}" | sed "s|^$ov_root||" |
+		paste -d' ' - <(printf '%s\n' "${files_roots[@]}") > /tmp/files.map
+	files_upper | sort -u > /tmp/files.dirs
+	mapfile -t dirs < /tmp/files.dirs
+	{ files_list "$ov_root" "${dirs[@]}"; for r in "${files_roots[@]}"; do [ -e "$ov_root$r" ] && echo "$r"; done; } |
+		sort -u > /tmp/files.before
+}
+# files_after: the same directories, and those that the upper layer has
+# now, listed as they were (the lower layer's, for a directory the upper
+# layer did not have then) and as they are
+files_after() {
+	local -a old new
+	local r
+	if [ ! -f /tmp/files.dirs ]; then
+		files_walk > /tmp/files.after
+		return
+	fi
+	mapfile -t old < /tmp/files.dirs
+	mapfile -t new < <(files_upper | sort -u | comm -13 /tmp/files.dirs -)
+	{ cat /tmp/files.before; files_list "$ov_lower" "${new[@]}"; } | sort -u > /tmp/files.before.all
+	{ files_list "$ov_root" "${old[@]}" "${new[@]}"; for r in "${files_roots[@]}"; do [ -e "$ov_root$r" ] && echo "$r"; done; } |
+		sort -u > /tmp/files.after
+	mv /tmp/files.before.all /tmp/files.before
+}
+
+# files_walk: every file and directory of files_roots (the walk over
+# 9p, for a root that is not vm-init's overlay)
+files_walk() {
+	find "${files_roots[@]}" \
 		-path "$m/kernel" -prune -o -path "$m/build" -prune -o \
 		-path "/usr/src/linux-headers-$kver" -prune -o \
 		-path '/var/lib/dkms/mok.*' -prune -o -path '*/__pycache__' -prune -o \
@@ -128,7 +214,7 @@ headers() {	# headers KCACHE KVER: as linux-headers-KVER lays them out
 headers "$kcache" "$kver"
 [ -f "$m/build/Makefile" ] && modinfo -n rdma_rxe | grep -q "^$m/kernel/"
 ok $? "kernel $kver: its RDMA modules and headers laid out; modprobe finds the stock rdma_rxe ($(modinfo -n rdma_rxe 2>&1))"
-files > /tmp/files.before
+files_before
 installed_before=$(dpkg-query -W -f='${db:Status-Abbrev} ${Package} ${Version}\n' 2> /dev/null |
 	awk '$1 ~ /^ii/ { print $2, $3 }' | sort)
 declare -A had	# PACKAGE: its version before the bridge, if installed
@@ -477,7 +563,7 @@ if [ -n "${IBPD_BRIDGE_NEXT:-}" ]; then
 	rm -rf "/lib/modules/$nver"
 	xargs -r rm -f < /tmp/headers.linked
 fi
-files > /tmp/files.after
+files_after
 diff -U 0 /tmp/files.before /tmp/files.after | grep '^[-+]/' > "$tap_out"
 [ ! -s "$tap_out" ] && ! ls "$m"/updates/* > /dev/null 2>&1 &&
 	! dpkg -S /etc/libibverbs.d/ibpd.driver > /dev/null 2>&1 &&
