@@ -65,19 +65,57 @@ objects() {
 # stops it where it lists a file's PDs (ibpddv_list_pds: the file is
 # imported; $at_fn instead, when set; at its call $at_skip + 1) and runs gdb command GDBCMD there
 # ("shell CMD" for a shell command). ibpd's stdout and stderr in
-# $tmp/gdb.out and $tmp/gdb.err, its exit status in gdb_rc, gdb's own
-# output in $tmp/gdb.log.
+# $tmp/gdb.out and $tmp/gdb.err, its exit status in gdb_rc (empty when
+# gdb does not answer within 600 s), gdb's own output in $tmp/gdb.log.
+# One gdb runs ibpd for every call (gdb_start): under TCG gdb's start
+# and its reading of the libraries' symbols take seconds each time. Each
+# call sets its own breakpoint, runs ibpd afresh and leaves neither
+# breakpoint nor process behind.
 at_list_pds() {
-	local cmd=$1
+	local cmd=$1 line=
 	shift
-	# shellcheck disable=SC2016 # gdb's $_exitcode
-	gdb -q -batch -nx -ex 'set debuginfod enabled off' -ex 'set confirm off' \
-		-ex 'set breakpoint pending on' -ex "break ${at_fn:-ibpddv_list_pds}" \
-		-ex "ignore 1 ${at_skip:-0}" -ex "run $* > $tmp/gdb.out 2> $tmp/gdb.err" -ex "$cmd" \
-		-ex delete -ex continue -ex 'print $_exitcode' \
-		"$ibpd" > "$tmp/gdb.log" 2>&1
+	gdb_rc=
+	: > "$tmp/gdb.log"
+	gdb_start
+	# shellcheck disable=SC2016 # gdb's $_exitcode and $bpnum
+	printf '%s\n' 'set $_exitcode = $void' "break ${at_fn:-ibpddv_list_pds}" \
+		"ignore \$bpnum ${at_skip:-0}" \
+		"run $* > $tmp/gdb.out 2> $tmp/gdb.err < /dev/null" "$cmd" \
+		delete continue kill 'print $_exitcode' 'echo @@done\n' \
+		>&"${gdb_io[1]}"
+	while IFS= read -r -t 600 -u "${gdb_io[0]}" line && [ "$line" != @@done ]; do
+		echo "$line" >> "$tmp/gdb.log"
+	done
+	if [ "$line" != @@done ]; then
+		echo "at_list_pds: no answer from gdb" >> "$tmp/gdb.log"
+		gdb_stop
+		return
+	fi
 	# shellcheck disable=SC2016 # gdb's value history
-	gdb_rc=$(sed -n 's/^\$1 = //p' "$tmp/gdb.log")
+	gdb_rc=$(sed -n 's/^\$[0-9]* = //p' "$tmp/gdb.log")
+}
+
+# gdb_start: at_list_pds's gdb, started unless it runs, without the
+# holders' fifos (their end of file is theirs to see); its stdin and
+# stdout in gdb_io. gdb_stop: it ends.
+gdb_start() {
+	[ -n "${gdb_pid:-}" ] && kill -0 "$gdb_pid" 2> /dev/null && return
+	gdb_stop
+	coproc gdb_io {
+		for h in "${holders[@]}"; do exec {h}>&-; done
+		exec gdb -q -nx -iex 'set prompt' -iex 'set confirm off' \
+			-iex 'set pagination off' -iex 'set debuginfod enabled off' \
+			-iex 'set breakpoint pending on' "$ibpd" 2>&1
+	}
+	# shellcheck disable=SC2154 # the coprocess's
+	gdb_pid=$gdb_io_PID
+}
+
+gdb_stop() {
+	[ -n "${gdb_pid:-}" ] || return 0
+	kill "$gdb_pid" 2> /dev/null
+	wait "$gdb_pid" 2> /dev/null
+	gdb_pid=
 }
 
 echo "TAP version 13"
