@@ -76,6 +76,7 @@ at_list_pds() {
 	shift
 	gdb_rc=
 	: > "$tmp/gdb.log"
+	rm -f "$tmp/timeouts"
 	gdb_start
 	# shellcheck disable=SC2016 # gdb's $_exitcode and $bpnum
 	printf '%s\n' 'set $_exitcode = $void' "break ${at_fn:-ibpddv_list_pds}" \
@@ -117,6 +118,31 @@ gdb_stop() {
 	wait "$gdb_pid" 2> /dev/null
 	gdb_pid=
 }
+
+# $wait_until WHAT...: what a case waits for in a gdb shell command
+# (instead of a sleep long enough), polled every 0.1 s for up to 60 s;
+# on a timeout it says so in $tmp/timeouts, which fails the case. WHAT:
+# "lines N PATTERN FILE", N lines of FILE match PATTERN; "exited PID",
+# process PID has exited (a zombie, or gone); "closed PID FD", PID's
+# FD is closed.
+wait_until="$tmp/wait_until $tmp/timeouts"
+cat > "$tmp/wait_until" <<'EOF'
+#!/bin/bash
+log=$1
+shift
+met() {
+	case $1 in
+	lines) [ "$(grep -c "$3" "$4")" -ge "$2" ] ;;
+	exited) [[ "$(sed -n 's/^State:[[:space:]]*//p' "/proc/$2/status" 2> /dev/null)" =~ ^(Z|X|$) ]] ;;
+	closed) ! [ -e "/proc/$2/fd/$3" ] ;;
+	esac
+}
+until met "$@"; do
+	[ "$SECONDS" -lt 60 ] || { echo "wait_until $*: timed out" >> "$log"; exit 1; }
+	sleep 0.1
+done
+EOF
+chmod +x "$tmp/wait_until"
 
 echo "TAP version 13"
 if ! [ -x "$ibpd" ]; then
@@ -456,14 +482,15 @@ if command -v gdb > /dev/null; then
 	before=$(objects "$obs_pid" observed)
 	dbg0=$(dbg_dirs ibpd0)
 	pds_before=$(cat "$dbg0/num_pds")
-	at_list_pds "shell kill -USR1 $obs_pid; sleep 2; kill -KILL $obs_pid; sleep 2; cat $dbg0/num_pds > $tmp/during" \
+	n=$(grep -c '^objects:' "$tmp/hold-observed.out")
+	at_list_pds "shell kill -USR1 $obs_pid; $wait_until lines $((n + 1)) ^objects: $tmp/hold-observed.out; kill -KILL $obs_pid; $wait_until exited $obs_pid; cat $dbg0/num_pds > $tmp/during" \
 		-j pds --pid "$obs_pid"
 	during=$(grep '^objects:' "$tmp/hold-observed.out" | tail -n 1)
 	{
 		echo "before: $before; during: $during; PDs: $pds_before, killed $(cat "$tmp/during"), after $(cat "$dbg0/num_pds")"
-		cat "$tmp/gdb.out" "$tmp/gdb.err"
-	} > "$tmp/out"
-	[ "$before" = "3 pds, 0 async event files" ] &&
+		cat "$tmp/gdb.out" "$tmp/gdb.err" "$tmp/timeouts"
+	} > "$tmp/out" 2>&1
+	[ ! -e "$tmp/timeouts" ] && [ "$before" = "3 pds, 0 async event files" ] &&
 		[ "$during" = "objects: 3 pds, 1 async event files" ] &&
 		[ "$(cat "$tmp/during")" = "$pds_before" ] &&
 		[ "$(cat "$dbg0/num_pds")" = $((pds_before - 3)) ] &&
@@ -478,10 +505,10 @@ if command -v gdb > /dev/null; then
 	# first ibv_import_pd()): its handle names nothing, and it is left out.
 	# (The holder is told through its fifo: gdb does not pass on our fds.)
 	hold ibpd0 2 gone
-	at_fn=ibv_import_pd at_list_pds "shell echo d > $tmp/hold-gone; sleep 2" \
+	at_fn=ibv_import_pd at_list_pds "shell echo d > $tmp/hold-gone; $wait_until lines 1 ^destroyed $tmp/hold-gone.out" \
 		-j pds --pid "$hold_pid"
-	{ cat "$tmp/gdb.out" "$tmp/gdb.err" "$tmp/hold-gone.out"; } > "$tmp/out"
-	[ "$gdb_rc" = 0 ] && [ "$(grep -c '^destroyed .*: Success$' "$tmp/hold-gone.out")" = 1 ] &&
+	cat "$tmp/gdb.out" "$tmp/gdb.err" "$tmp/hold-gone.out" "$tmp/timeouts" > "$tmp/out" 2>&1
+	[ ! -e "$tmp/timeouts" ] && [ "$gdb_rc" = 0 ] && [ "$(grep -c '^destroyed .*: Success$' "$tmp/hold-gone.out")" = 1 ] &&
 		python3 - "$tmp/gdb.out" "$tmp/hold-gone.out" >> "$tmp/out" 2>&1 <<'PY'
 import json, sys
 f, = json.load(open(sys.argv[1]))["files"]
@@ -539,12 +566,12 @@ PY
 		grep -q ready "$tmp/closing.out" && break
 		sleep 0.1
 	done
-	at_fn=syscall at_list_pds "shell kill -USR1 $closing_pid; sleep 2" \
+	at_fn=syscall at_list_pds "shell kill -USR1 $closing_pid; $wait_until closed $closing_pid 9" \
 		pds --pid "$closing_pid"
 	kill "$closing_pid"
 	wait "$closing_pid" 2> /dev/null
-	cat "$tmp/gdb.out" "$tmp/gdb.err" "$tmp/gdb.log" > "$tmp/out"
-	[ "$gdb_rc" = 0 ] && ! [ -s "$tmp/gdb.err" ] &&
+	cat "$tmp/gdb.out" "$tmp/gdb.err" "$tmp/gdb.log" "$tmp/timeouts" > "$tmp/out" 2>&1
+	[ ! -e "$tmp/timeouts" ] && [ "$gdb_rc" = 0 ] && ! [ -s "$tmp/gdb.err" ] &&
 		grep -qx "pid $closing_pid has no uverbs file open" "$tmp/gdb.out"
 	ok $? "pds --pid: an fd closed after it was listed is skipped, exit 0"
 
