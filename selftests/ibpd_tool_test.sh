@@ -14,7 +14,9 @@ dir=$(cd "$(dirname "$0")" && pwd)
 . "$dir/lib/ksft.sh"
 ibpd=$build/ibpd
 holders=()
-trap 'for h in "${holders[@]}"; do exec {h}>&-; done; rm -rf "$tmp"' EXIT
+# at exit: the holders told to go (their fifos closed), at_list_pds's gdb
+# ended, not left to see the end of its input after the runner moved on
+trap 'for h in "${holders[@]}"; do exec {h}>&-; done; gdb_stop; rm -rf "$tmp"' EXIT
 
 # hold DEV N [TAG]: starts ibpd_hold DEV N (TAG names its files, default
 # DEV); sets hold_pid and hold_fd, its stdin in hold_in, its output in
