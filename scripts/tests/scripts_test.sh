@@ -8,7 +8,7 @@
 set -u
 # shellcheck source=selftests/lib/tap.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../../selftests/lib/tap.sh"
-tap_setup 58
+tap_setup 61
 trap 'rm -rf "$tmp" "$top"/scripts/tests/untracked-*' EXIT
 
 # The matrix (scripts/matrix.conf) and its reader: what make reads of it
@@ -154,10 +154,23 @@ else
 		grep -q 'vm-run: booting (qemu TCG' "$tmp/out"
 fi
 ok $? "vm-run: auto: the accelerator is the probe's, the fallback noted in one line"
+# TCG's vCPU (vm-run's TCG_CPU): max less ERMS and FSRM, so that the
+# guest's kernel copies and clears memory without rep movsb and rep stosb
 expect_rc 0 "vm-run --accel tcg: TCG without a probe" \
-	"$top/scripts/vm/vm-run" --no-ibpd --accel tcg -- true
+	"$top/scripts/vm/vm-run" --no-ibpd --accel tcg -- \
+	sh -c 'grep -m1 "^flags" /proc/cpuinfo'
 grep -q 'vm-run: booting (qemu TCG' "$tmp/out" && ! grep -q KVM "$tmp/out"
 ok $? "vm-run --accel tcg: no note, TCG"
+grep -q 'vm-run: booting (qemu TCG, [0-9]* vCPUs (max,erms=off,fsrm=off)' "$tmp/out" &&
+	grep '^flags' "$tmp/out" | grep -qw sse4_2 &&
+	! grep '^flags' "$tmp/out" | grep -qwE 'erms|fsrm'
+ok $? "vm-run: TCG's vCPU is max less ERMS and FSRM (said, and seen in the guest)"
+expect_rc 0 "vm-run --cpu max: the model asked for" \
+	"$top/scripts/vm/vm-run" --no-ibpd --accel tcg --cpu max -- \
+	sh -c 'grep -m1 "^flags" /proc/cpuinfo'
+grep -q 'vm-run: booting (qemu TCG, [0-9]* vCPUs (max)' "$tmp/out" &&
+	grep '^flags' "$tmp/out" | grep -qw erms
+ok $? "vm-run --cpu max: said, and the guest has ERMS"
 if "$top/scripts/vm/kvm-probe" "$vmlinuz" > /dev/null; then
 	expect_rc 0 "vm-run --accel kvm: boots where KVM runs" \
 		"$top/scripts/vm/vm-run" --no-ibpd --accel kvm -- true
