@@ -33,7 +33,7 @@ hold() {
 	exec {hold_in}> "$fifo"
 	holders+=("$hold_in")
 	for _ in $(seq 600); do
-		grep -q ready "$tmp/hold-$tag.out" && break
+		grep -qs ready "$tmp/hold-$tag.out" && break
 		sleep 0.1
 	done
 	hold_fd=$(for f in "/proc/$hold_pid"/fd/*; do
@@ -151,7 +151,7 @@ if ! [ -x "$ibpd" ]; then
 	echo "1..0 # SKIP no ibpd tool ($ibpd): the tool is built with libibpd"
 	exit 4
 fi
-echo "1..46"
+echo "1..47"
 
 expect_rc 0 "--help" "$ibpd" --help
 grep -q '^usage: ibpd' "$tmp/out"; ok $? "--help prints the usage"
@@ -383,7 +383,7 @@ print("ready", flush=True)
 time.sleep(600)' "/dev/infiniband/$(uverbs_of ibpd0)" > "$tmp/opath.out" &
 opath_pid=$!
 for _ in $(seq 300); do
-	grep -q ready "$tmp/opath.out" && break
+	grep -qs ready "$tmp/opath.out" && break
 	sleep 0.1
 done
 "$ibpd" pds --pid "$opath_pid" > "$tmp/out" 2>&1
@@ -565,7 +565,7 @@ PY
 	) > "$tmp/closing.out" &
 	closing_pid=$!
 	for _ in $(seq 300); do
-		grep -q ready "$tmp/closing.out" && break
+		grep -qs ready "$tmp/closing.out" && break
 		sleep 0.1
 	done
 	at_fn=syscall at_list_pds "shell kill -USR1 $closing_pid; $wait_until closed $closing_pid 9" \
