@@ -129,14 +129,25 @@ class Test:
 
     def cases(self):
         """Its leaf cases: the program's when it printed any, one more
-        failure if the runner says it failed and none of them did (it
-        crashed, or timed out, after them); else the line itself."""
+        failure if the runner says it failed, or a stream of the
+        program's ran other than its plan's number of cases (as
+        kunit_parser.py's "expected N tests, but got M"), and none of
+        them did (it crashed, or timed out, after them); else the line
+        itself."""
         c = cases(self.streams)
         if c == Counts():
             return result_counts(self.line)
-        if self.line.startswith("not ok") and not c.failed:
+        if (self.line.startswith("not ok") or self.unplanned()) and \
+                not c.failed:
             c.failed += 1
         return c
+
+    def unplanned(self):
+        """The program's streams whose plan and number of results
+        differ, as "planned N cases, ran M"."""
+        return ["planned %d cases, ran %d" % (s.plan, len(s.results))
+                for s in self.streams
+                if s.plan is not None and s.plan != len(s.results)]
 
     @property
     def ok(self):
@@ -147,6 +158,8 @@ class Test:
         """Its failed lines: its cases' first, then its own."""
         f = [x for s in self.streams for t in s.results
              for x in t.failures()]
+        if not f and not self.line.startswith("not ok"):
+            f = ["%s: %s" % (self.line, u) for u in self.unplanned()]
         return f + [self.line] if self.line.startswith("not ok") else f
 
 

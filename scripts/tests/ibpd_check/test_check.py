@@ -95,6 +95,24 @@ class Parse(unittest.TestCase):
         self.assertEqual(t.cases(), tap.Counts(1, 1, 0))
         self.assertEqual(t.failures(), ["not ok 2 b"])
 
+    def test_nested_plan_not_kept(self):
+        # a program that ran one case more than it planned, and exited
+        # 0: one failure more, named; as many as planned: none
+        lines = ["TAP version 13", "1..1", "# selftests: ibpd: t",
+                 "# 1..2", "# ok 1 a", "# ok 2 b", "# ok 3 c",
+                 "ok 1 selftests: ibpd: t"]
+        t = tap.read(lines, nested=True)[0].results[0]
+        self.assertFalse(t.ok)
+        self.assertEqual(t.cases(), tap.Counts(3, 1, 0))
+        self.assertEqual(t.failures(), ["ok 1 selftests: ibpd: t: "
+                                        "planned 2 cases, ran 3"])
+        r = tap.parse(lines, nested=True)
+        self.assertEqual(r.counts, tap.Counts(3, 1, 0))
+        lines[3] = "# 1..3"
+        t = tap.read(lines, nested=True)[0].results[0]
+        self.assertTrue(t.ok)
+        self.assertEqual(t.failures(), [])
+
     def test_depth(self):
         # "# " nests a TAP line; "# Totals:" and other comments stay
         self.assertEqual(tap.unnest("# # ok 1 x"), ("ok 1 x", 2))
