@@ -11,11 +11,19 @@
 # or more, say to see that the bench repeats: each ratio's deviation from the
 # median of the runs, flagged beyond IBPD_BENCH_TOLERANCE (default 5%).
 # Exit status 1 when a ratio changed (two runs) or is off (more).
+# Runs made on other machines (kernel, clock, vCPU model: bench.json's
+# "run"; a run made before the vCPU was recorded has it "unrecorded")
+# are compared all the same, with a warning on stderr that names what
+# differs: their ratios differ by the machine too.
 """Compare the ratios of make bench runs."""
 
 import json
 import os
 import sys
+
+
+# what of a run's machine its figures depend on (bench.json's "run")
+MACHINE = ("kernel", "clock", "vcpu")
 
 
 def ratios(doc):
@@ -59,9 +67,18 @@ def main():
     tol = float(os.environ.get("IBPD_BENCH_TOLERANCE", "5")) / 100
     floor = float(os.environ.get("IBPD_BENCH_MIN_CHANGE", "1")) / 100
     runs = []
+    machines = []
     for p in paths:
         with open(p, encoding="utf-8") as f:
-            runs.append(ratios(json.load(f)))
+            doc = json.load(f)
+        runs.append(ratios(doc))
+        machines.append({k: doc["run"].get(k, "unrecorded") for k in MACHINE})
+    for k in MACHINE:
+        seen = [m[k] for m in machines]
+        if len(set(seen)) > 1:
+            print(f"compare.py: warning: the runs' {k} differ: "
+                  f"{' | '.join(str(v) for v in seen)}; their ratios differ "
+                  "by it too", file=sys.stderr)
     names = [n for n in runs[0] if all(n in r for r in runs)]
     width = max(len(n) for n in names)
     bad = 0

@@ -64,7 +64,8 @@
  * IBPD_BENCH_ROUNDS and IBPD_BENCH_BATCH_US override the rounds of a
  * group and the length of a batch; IBPD_BENCH_CLOCK names the clock
  * the VM gives (scripts/tests/ibpd_check/bench.py: "icount", guest instructions, or
- * "host"), for the report.
+ * "host"), and IBPD_VM_CPU the vCPU model (scripts/vm/vm-run), for the
+ * report and for bench/compare.py, which tells runs on other vCPUs apart.
  */
 
 #include <dirent.h>
@@ -1518,7 +1519,7 @@ int main(void)
 	bool quick = getenv("IBPD_BENCH_QUICK") != NULL;
 	const char *groups = getenv("IBPD_BENCH_GROUPS");
 	int group, n_alone = sizeof(alone) / sizeof(alone[0]);
-	const char *clock;
+	const char *clock, *vcpu;
 	struct utsname u;
 	struct dev ib, rxe;
 
@@ -1555,12 +1556,14 @@ int main(void)
 	srandom(1);
 	uname(&u);
 	clock = getenv("IBPD_BENCH_CLOCK");
+	vcpu = getenv("IBPD_VM_CPU");
 	record("run", "\"kernel\": \"%s\", \"clock\": \"%s\", "
-	       "\"cpus\": %ld, \"rounds\": %d, "
+	       "\"vcpu\": \"%s\", \"cpus\": %ld, \"rounds\": %d, "
 	       "\"batch_ms\": %.2f, \"warm_ms\": %.0f, \"max_live\": %ld, "
 	       "\"timer_ns\": %.1f, \"outlier_x\": %d, "
 	       "\"outlier_min_us\": %d, \"kaslr\": %s, \"aslr\": %s",
 	       u.release, clock && *clock ? clock : "host",
+	       vcpu && *vcpu && !strpbrk(vcpu, "\"\\") ? vcpu : "unknown",
 	       sysconf(_SC_NPROCESSORS_ONLN), rounds, batch_ns / 1e6,
 	       warm_ns / 1e6, max_live, timer_ticks * ns_per_tick, OUTLIER_X,
 	       OUTLIER_MIN_NS / 1000, kaslr() ? "true" : "false",

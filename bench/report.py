@@ -318,7 +318,8 @@ def main():
                  "whatever the host does)")
     else:
         timed = "timed in host time"
-    out(f"ibpd bench: kernel {run['kernel']}, {run['cpus']} vCPU(s) under "
+    out(f"ibpd bench: kernel {run['kernel']}, {run['cpus']} vCPU(s) "
+        f"({run.get('vcpu', 'vCPU model unrecorded')}) under "
         f"qemu TCG, {timed}, pinned to one"
         f"{'; ' + layout + ' on' if layout else ''}; "
         f"each figure the median of {run['rounds']} rounds of "

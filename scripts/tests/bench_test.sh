@@ -10,7 +10,7 @@
 set -u
 # shellcheck source=selftests/lib/tap.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../../selftests/lib/tap.sh"
-tap_setup 11
+tap_setup 12
 
 # The report's judgement, on the recorded output of a short run
 # (logs/bench-short.log) and on variants of it: scale figures whose worst
@@ -77,6 +77,24 @@ python3 "$top/bench/report.py" "$top/scripts/tests/logs/bench-short.log" "$tmp/r
 	grep -q "import ioctl <= 1.5x the core's lookup alone" "$tmp/out" &&
 	judged "$tmp/rec" >> "$tmp/out" 2>&1
 ok $? "report: the recorded short run, every target judged by its interval"
+# compare.py on the recorded run against itself (no ratio changed, no
+# warning), then against it as if run on another vCPU: a warning that
+# names the vCPUs (the recorded run predates the field: "unrecorded")
+python3 - "$tmp/rec/bench.json" "$tmp/vcpu.json" > "$tmp/out" 2>&1 <<'PY' &&
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["run"]["vcpu"] = "qemu64"
+json.dump(d, open(sys.argv[2], "w"))
+PY
+	python3 "$top/bench/compare.py" "$tmp/rec/bench.json" "$tmp/rec/bench.json" \
+		> "$tmp/same.out" 2> "$tmp/same.err" &&
+	grep -q ' 0 changed' "$tmp/same.out" && ! [ -s "$tmp/same.err" ] &&
+	python3 "$top/bench/compare.py" "$tmp/rec/bench.json" "$tmp/vcpu.json" \
+		> "$tmp/vcpu.out" 2> "$tmp/vcpu.err" &&
+	grep -q ' 0 changed' "$tmp/vcpu.out" &&
+	grep -qx "compare.py: warning: the runs' vcpu differ: unrecorded | qemu64; their ratios differ by it too" "$tmp/vcpu.err" &&
+	[ "$(wc -l < "$tmp/vcpu.err")" = 1 ]
+ok $? "compare.py: runs on one machine compared quietly; on another vCPU model, a warning naming both"
 make -s -C "$top" module lib build/bench/ibpd_bench > "$tmp/out" 2>&1 &&
 	IBPD_BENCH_QUICK=1 IBPD_BENCH_MAX_LIVE=1000 IBPD_BENCH_OUT=$tmp/bench \
 	IBPD_BENCH_IMPORT=0 IBPD_CHECK_OUT=$tmp/check \
@@ -100,7 +118,9 @@ ok $? "the data path group on the stock kernel: skipped, with the reason, no fig
 bench_kernel=${KERNEL:-$("$top/scripts/build/matrix" default-kernel)}
 newest=$("$top/scripts/build/matrix" kernels | tr ' ' '\n' | sort -V | tail -n 1)
 doorbells=$(if [ "$bench_kernel" = "$newest" ]; then echo 1; else echo 2; fi)
-python3 - "$tmp/bench/bench.json" "$doorbells" > "$tmp/out" 2>&1 <<'PY'
+# the vCPU model vm-run gives a TCG guest (bench.py's VMs are TCG's)
+vcpu=${IBPD_VM_CPU:-$(sed -n 's/^TCG_CPU=//p' "$top/scripts/vm/vm-run")}
+python3 - "$tmp/bench/bench.json" "$doorbells" "$vcpu" > "$tmp/out" 2>&1 <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 ops = {(r["op"]) for r in d["ops"] if r["ibpd0_ns"]}
@@ -128,12 +148,13 @@ assert {p["procs"] for p in d["procs"]} == {1, 2, 4}
 assert len(d["targets"]) == 8
 assert d["run"]["kaslr"] is False and d["run"]["aslr"] is False, d["run"]
 assert d["run"]["clock"] == "icount" and d["run"]["cpus"] == 1, d["run"]
+assert d["run"]["vcpu"] == sys.argv[3], (d["run"], sys.argv[3])
 lim, = d["limits"]
 assert lim["device"] == "ibpd0" and lim["max_pd"] >= lim["max_pd_needed"] > 1000000, lim
 assert any(t["verdict"] == "met" and "max_pd allows the full scale" in t["target"]
            for t in d["targets"]), d["targets"]
 PY
-ok $? "bench.json has every group: ops on both devices, libibverbs against bare, the doorbell on $doorbells kernel(s), scale, memory, close, processes, the limit raised for the full scale, and the run at fixed addresses, timed in guest instructions"
+ok $? "bench.json has every group: ops on both devices, libibverbs against bare, the doorbell on $doorbells kernel(s), scale, memory, close, processes, the limit raised for the full scale, and the run at fixed addresses, timed in guest instructions, its vCPU model recorded"
 
 # Every figure carries its spread: in bench.json each one (an object with
 # a "value") has its 95% interval around it, in report.txt each figure of
