@@ -8,7 +8,7 @@
 set -u
 # shellcheck source=selftests/lib/tap.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../../selftests/lib/tap.sh"
-tap_setup 61
+tap_setup 63
 trap 'rm -rf "$tmp" "$top"/scripts/tests/untracked-*' EXIT
 
 # The matrix (scripts/matrix.conf) and its reader: what make reads of it
@@ -268,5 +268,60 @@ IBPD_VM_APPEND="WARNING:synthetic" expect_rc 1 \
 [ "$(grep -c 'a kernel splat in the boot, before the job.*booting again' "$tmp/out")" = 1 ] &&
 	! grep -q '^job-ran' "$tmp/out"
 ok $? "vm-run: the job does not run after a splat in the boot"
+
+# bridge-debs (README's install command): on a machine whose dpkg has
+# librdmacm1 and rdma-core installed and ibacm removed (its conffiles
+# left), the bridge's packages it has, what the import needs, --with's,
+# and their dependencies among the bridge's .debs; no other package, no
+# -dbgsym. Stand-in packages, dpkg's database a file here.
+mkdir -p "$tmp/bd/debs" "$tmp/bd/admin/updates" "$tmp/bd/admin/info"
+fake_deb() {	# fake_deb PKG [DEPENDS]
+	local d=$tmp/bd/src/$1
+	mkdir -p "$d/DEBIAN"
+	{
+		echo "Package: $1"
+		echo "Version: 65.0-1+ibpd1~bpo12+1"
+		echo "Architecture: all"
+		echo "Maintainer: ibpd <ibpd@invalid>"
+		[ -z "${2:-}" ] || echo "Depends: $2"
+		echo "Description: a stand-in"
+	} > "$d/DEBIAN/control"
+	dpkg-deb --root-owner-group -b "$d" "$tmp/bd/debs/${1}_65.0_all.deb" > /dev/null
+}
+fake_deb libibverbs1 'libc6 (>= 2.34), adduser'
+fake_deb ibverbs-providers 'libibverbs1 (= 65.0-1+ibpd1~bpo12+1)'
+fake_deb libibpd1 'libibverbs1-ibpd-pabi-66 | libibverbs1 (>= 65)'
+fake_deb ibpd-tools 'libibpd1:any'
+fake_deb ibpd-rxe-dkms 'dkms'
+fake_deb ibpd-siw-dkms 'dkms'
+fake_deb rdma-core
+fake_deb ibacm 'rdma-core'
+fake_deb librdmacm1 'libibverbs1'
+fake_deb libibumad3
+fake_deb libibverbs-dev 'libibverbs1'
+fake_deb libibpd-dev 'libibpd1, libibverbs-dev'
+fake_deb python3-pyverbs 'librdmacm1 (>= 60), libibumad3, python3 (<< 3.12)'
+fake_deb libibverbs1-dbgsym
+mv "$tmp/bd/debs/libibverbs1-dbgsym_65.0_all.deb" "$tmp/bd/debs/libibverbs1-dbgsym_65.0-1_amd64.deb"
+: > "$tmp/bd/admin/available"
+while read -r p st; do
+	printf 'Package: %s\nStatus: %s\nArchitecture: all\nVersion: 44.0-2\nMaintainer: x\nDescription: x\n\n' "$p" "$st"
+done > "$tmp/bd/admin/status" <<'EOF'
+librdmacm1 install ok installed
+rdma-core install ok installed
+ibacm deinstall ok config-files
+EOF
+"$top/scripts/build/bridge-debs" --admindir "$tmp/bd/admin" --with python3-pyverbs \
+	"$tmp/bd/debs" > "$tmp/out" 2>&1 &&
+	[ "$(sed 's|.*/||; s|_.*||' "$tmp/out" | tr '\n' ' ')" = \
+	  "ibpd-rxe-dkms ibpd-siw-dkms ibpd-tools ibverbs-providers libibpd1 libibumad3 libibverbs1 librdmacm1 python3-pyverbs rdma-core " ] &&
+	printf 'Package: libibverbs-dev\nStatus: install ok installed\nArchitecture: all\nVersion: 44.0-2\nMaintainer: x\nDescription: x\n\n' \
+		>> "$tmp/bd/admin/status" &&
+	"$top/scripts/build/bridge-debs" --admindir "$tmp/bd/admin" "$tmp/bd/debs" > "$tmp/out" 2>&1 &&
+	[ "$(sed 's|.*/||; s|_.*||' "$tmp/out" | tr '\n' ' ')" = \
+	  "ibpd-rxe-dkms ibpd-siw-dkms ibpd-tools ibverbs-providers libibpd-dev libibpd1 libibverbs-dev libibverbs1 librdmacm1 rdma-core " ]
+ok $? "bridge-debs: the installed, the import's, --with's and their dependencies among the .debs; not ibacm (removed), no -dbgsym; libibpd-dev where libibverbs-dev is installed"
+expect_rc 1 "bridge-debs: a package that no .deb has" \
+	"$top/scripts/build/bridge-debs" --admindir "$tmp/bd/admin" --with no-such-pkg "$tmp/bd/debs"
 
 tap_totals

@@ -131,6 +131,14 @@ grep -n 'linux-headers' "$top"/debian/control "$top"/packaging/*/debian/control 
 [ ! -s "$tmp/out" ]
 ok $? "debian/control, packaging/*/debian/control: no kernel headers package named (dkms recommends them)"
 
+# The bridge's install command: README's is scripts/build/bridge-debs',
+# the one bridge_vm.sh runs (with --with python3-pyverbs) in make check
+# shellcheck disable=SC2016 # literal text, not expansions
+grep -qxF 'sudo apt install linux-headers-$(uname -r) $(scripts/build/bridge-debs)' "$top/README.md" &&
+	grep -q '^debs_list=$("$top/scripts/build/bridge-debs" --with python3-pyverbs ' \
+		"$top/selftests/vm/bridge_vm.sh"
+ok $? "README's bridge install command is scripts/build/bridge-debs', which the bridge sections run"
+
 # The upstream series' patch files are what git format-patch writes of
 # them (names, diffs): opened as commits on their base (scripts/upstream/
 # stage open) and written back into a copy of patches/, nothing changes.

@@ -22,7 +22,9 @@
 #
 # Lays out the stock kernel as its packages would (its RDMA and rxe
 # modules, its headers), installs the packages with apt as a user would
-# (apt install ./*.deb: no LD_LIBRARY_PATH, no RDMAV_DRIVERS), loads the
+# (README: apt install $(scripts/build/bridge-debs), with python3-pyverbs
+# for rdma-core's tests: what the machine has of rdma-core and what the
+# import needs; no LD_LIBRARY_PATH, no RDMAV_DRIVERS), loads the
 # DKMS rdma_rxe and siw, brings up rxe0 over dummy0 and siw0 over dummy1 beside
 # ibpd0, and runs on the installed libibverbs: the seed contract
 # (seed_test, built against the distribution's libibverbs-dev) with
@@ -76,7 +78,10 @@ kcache=$IBPD_KERNEL_DIR
 m=/lib/modules/$kver
 ma=$(gcc -print-multiarch)
 tap_out=$(mktemp)
-debs=("$IBPD_BRIDGE_DEBS"/*.deb)
+# the .debs README's command installs on this machine, and pyverbs
+debs_list=$("$top/scripts/build/bridge-debs" --with python3-pyverbs "$IBPD_BRIDGE_DEBS")
+debs_rc=$?
+mapfile -t debs <<< "$debs_list"
 
 # shellcheck source=selftests/lib/apt_offline.sh
 . "$top/selftests/lib/apt_offline.sh"
@@ -249,15 +254,15 @@ t=$SECONDS
 apt_get install "${debs[@]}" > "$tap_out"
 rc=$?
 cat "$tap_out"
-echo "# apt install ./*.deb: $((SECONDS - t)) s"
+echo "# apt install \$(bridge-debs): $((SECONDS - t)) s"
 bad=
 declare -A now
 while read -r p st v; do now[$p]="$st $v"; done < <(deb_status)
 while read -r p v; do
 	[ "${now[$p]:-}" = "ii $v" ] || bad="$bad $p"
 done <<< "$deb_pkgs"
-[ $rc = 0 ] && [ -z "$bad" ]
-ok $? "apt install ./*.deb: every package of the bridge at its version (${#debs[@]} packages)${bad:+; not:$bad}"
+[ $rc = 0 ] && [ $debs_rc = 0 ] && [ -z "$bad" ]
+ok $? "apt install \$(bridge-debs --with python3-pyverbs): each package at the bridge's version (${#debs[@]} of $(find "$IBPD_BRIDGE_DEBS" -name '*.deb' | wc -l): ${names[*]})${bad:+; not:$bad}"
 # the host's builds, loaded by the postinst: nothing compiled here
 n=$(find "$IBPD_BRIDGE_BUILT" -name '*.dkms.tar.gz' | wc -l)
 [ "$n" -gt 0 ] && [ "$(grep -c 'Loading tarball for ' "$tap_out")" = "$n" ] &&

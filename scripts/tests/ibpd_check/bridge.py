@@ -415,7 +415,8 @@ def section(kernel, later=(), first=False):
 
 
 def stage(ctx, debs):
-    """The .debs a user installs, in one directory (apt install ./*.deb)."""
+    """The .debs of make bridge, in one directory, of which bridge_vm.sh
+    installs what scripts/build/bridge-debs names, as README does."""
     d = ctx.path(OUT, "install")
     os.makedirs(d, exist_ok=True)
     for f in glob.glob(os.path.join(d, "*.deb")):
