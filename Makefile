@@ -198,8 +198,11 @@ check-quick: all
 # harness of the kernel they are made for, and 6.1's has no test
 # selection. PACKAGES=1: after apt installs make bridge's packages in the
 # VM, rxe0 and siw0 up (Documentation/testing.rst, "One test").
+# DIST=NAME: the job's root is the matrix's userland NAME (trixie), made
+# on first use (scripts/build/dist-root), instead of the host's.
 #   make vm-test TEST="ibpd_test -r pd.alloc_dealloc" [KERNEL=6.12]
 #   make vm-test PACKAGES=1 TEST="ibpd --device rxe0 demo" KERNEL=6.1
+#   make vm-test DIST=trixie KERNEL=6.12 TEST=ibpd_tool_test.sh
 VMTEST_KERNEL := $(if $(filter file,$(origin KERNEL)),$(vm-test-kernel),$(KERNEL))
 vm-test:
 	@[ -n "$(TEST)" ] || { echo 'make vm-test TEST="PROG [ARGS]"' >&2; exit 2; }

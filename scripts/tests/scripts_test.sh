@@ -8,7 +8,7 @@
 set -u
 # shellcheck source=selftests/lib/tap.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../../selftests/lib/tap.sh"
-tap_setup 63
+tap_setup 65
 trap 'rm -rf "$tmp" "$top"/scripts/tests/untracked-*' EXIT
 
 # The matrix (scripts/matrix.conf) and its reader: what make reads of it
@@ -171,6 +171,24 @@ expect_rc 0 "vm-run --cpu max: the model asked for" \
 grep -q 'vm-run: booting (qemu TCG, [0-9]* vCPUs (max)' "$tmp/out" &&
 	grep '^flags' "$tmp/out" | grep -qw erms
 ok $? "vm-run --cpu max: said, and the guest has ERMS"
+# vm-run --dist: the job's root is the matrix's userland (made on first
+# use), its own packages, with this tree and the kernel's cache at their
+# host paths, what the job writes there the VM's alone.
+droot=$("$top/scripts/build/dist-root" trixie 2> "$tmp/dist.log") ||
+	cat "$tmp/dist.log"
+# shellcheck disable=SC2016 # the guest's shell expands them
+expect_rc 0 "vm-run --dist trixie: boots" \
+	"$top/scripts/vm/vm-run" --no-ibpd --dist trixie -- sh -c \
+	'. /etc/os-release && echo "codename $VERSION_CODENAME" &&
+	 echo "python3 $(dpkg-query -W -f="\${Version}" python3)" &&
+	 cat "$IBPD_KERNEL_DIR/kver" && echo x > "$1/untracked-dist" && echo wrote' \
+	sh "$top/scripts/tests"
+grep -q 'vm-run: booting (qemu .*, root: trixie)' "$tmp/out" &&
+	grep -qx "codename trixie" "$tmp/out" &&
+	grep -qx "python3 $(sed -n 's/^python3 //p' "${droot%/root}/manifest")" "$tmp/out" &&
+	grep -qxF "$(cat "$("$top/scripts/build/kernel-dir")/kver")" "$tmp/out" &&
+	grep -qx wrote "$tmp/out" && [ ! -e "$top/scripts/tests/untracked-dist" ]
+ok $? "vm-run --dist trixie: trixie's packages (os-release, the python3 of its manifest), the tree and the kernel's cache at their paths, the VM's writes its own"
 if "$top/scripts/vm/kvm-probe" "$vmlinuz" > /dev/null; then
 	expect_rc 0 "vm-run --accel kvm: boots where KVM runs" \
 		"$top/scripts/vm/vm-run" --no-ibpd --accel kvm -- true

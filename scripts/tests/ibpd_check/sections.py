@@ -171,6 +171,10 @@ def vm_test(ctx):
         ctx.fail("vm-test", 'no TEST: make vm-test TEST="PROG [ARGS]"')
         return
     if os.environ.get("PACKAGES") == "1":
+        if ctx.section.vm.dist_name(ctx.top):
+            ctx.fail("vm-test", "PACKAGES=1 installs the bridge's packages "
+                     "for the host's Debian 12, not with DIST")
+            return
         bridge.vm_test(ctx, ctx.section.vm.kernel_name(ctx.top), test)
         return
     if not ctx.boot(test):
@@ -250,7 +254,8 @@ def registry(kernels):
         Section("bench-smoke", "benchmark smoke test (a short make bench)",
                 ANY, bench_smoke),
         Section("vm-test", "one test program in the VM (make vm-test)", MAIN,
-                vm_test, vm=VM(Kernel("vm-test-kernel"), rxe=True),
+                vm_test, vm=VM(Kernel("vm-test-kernel"), rxe=True,
+                               dist=vm.Dist()),
                 guest=["selftests/vm/run_one.sh"], on_demand=True),
         Section("verbs", "the verbs tests on one kernel (make verbs-check)",
                 MAIN, vm=VM(Kernel("default-kernel"), rxe=True),

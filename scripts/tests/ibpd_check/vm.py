@@ -78,9 +78,25 @@ class Newest(Kernel):
         return "the matrix's newest kernel"
 
 
+class Dist:
+    """A userland named when the section runs: the environment's VAR (as
+    make passes DIST), else the host's (None)."""
+
+    def __init__(self, var="DIST"):
+        self.var = var
+
+    def name(self, top):
+        return os.environ.get(self.var) or None
+
+    def __str__(self):
+        return "$%s or the host's" % self.var
+
+
 class VM:
     """kernel: a name of scripts/build/kernel-dir (6.1, debug, upstream,
-    ...) or a Kernel; rxe: the matrix's vm-modules (rxe0 over dummy0);
+    ...) or a Kernel; dist: the job's root, a userland of the matrix's
+    dists (vm-run --dist: trixie) or a Dist, None for the host's;
+    rxe: the matrix's vm-modules (rxe0 over dummy0);
     modules: more ("MOD?": where the kernel has it); ibpd: load ibpd.ko;
     append: words for the kernel's command line; mem, smp: qemu's -m
     and -smp; clock: HOST or ICOUNT; accel: TCG for figures comparable
@@ -91,7 +107,7 @@ class VM:
 
     def __init__(self, kernel, rxe=False, modules=(), ibpd=True, append=(),
                  mem=None, smp=None, clock=HOST, accel=None, idle=None,
-                 timeout=None, console=False):
+                 timeout=None, console=False, dist=None):
         if clock not in (HOST, ICOUNT):
             raise ValueError("clock: %s or %s, not %s" % (HOST, ICOUNT,
                                                         clock))
@@ -112,6 +128,11 @@ class VM:
         self.idle = idle
         self.timeout = timeout
         self.console = console
+        self.dist = dist
+
+    def dist_name(self, top):
+        d = self.dist
+        return d.name(top) if isinstance(d, Dist) else d
 
     def kernel_name(self, top):
         k = self.kernel
@@ -123,6 +144,9 @@ class VM:
         timeout (one a run computes) on top of the declaration."""
         a = [os.path.join(top, "scripts/vm/vm-run"),
              "--kernel", self.kernel_name(top)]
+        dist = self.dist_name(top)
+        if dist:
+            a += ["--dist", dist]
         if self.rxe:
             a.append("--rxe")
         mods = self.modules + tuple(modules)
@@ -153,6 +177,8 @@ class VM:
     def describe(self):
         """The VM in a line, for --list."""
         words = ["kernel %s" % self.kernel]
+        if self.dist:
+            words.append("root %s" % self.dist)
         if self.rxe:
             words.append("rxe")
         if self.modules:
