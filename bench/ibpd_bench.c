@@ -220,10 +220,11 @@ static int import_ioctl(struct dev *d, uint32_t handle, bool with_id,
 {
 	uint32_t pdn;
 	uint64_t id;
-	struct raw_import_opt opt = { .id = with_id ? &id : NULL };
 	struct raw_cmd c;
 
-	raw_pd_import_cmd(&c, handle, &pdn, &opt);
+	raw_pd_import_cmd(&c, &(union raw_pd_import_args){
+		.handle = &handle, .resp_pdn = &pdn,
+		.resp_id = with_id ? &id : NULL });
 	return dev_exec(d, &c) == want ? 0 : -1;
 }
 
@@ -292,10 +293,11 @@ static int op_alloc_ioctl(struct dev *d)
 	uint32_t pdn;
 	uint64_t id;
 
-	raw_pd_alloc_cmd(&c, &pdn, &id);
+	raw_pd_alloc_cmd(&c, &(union raw_pd_alloc_args){
+		.handle = RAW_NEW, .resp_pdn = &pdn, .resp_id = &id });
 	if (dev_exec(d, &c))
 		return -1;
-	raw_pd_destroy_cmd(&c, c.attrs[0].data);
+	raw_pd_destroy_cmd(&c, raw_find(&c, IBPD_ATTR_PD_ALLOC_HANDLE)->data);
 	return dev_exec(d, &c);
 }
 

@@ -3,7 +3,9 @@
  * Copyright (c) 2026 The ibpd authors.
  *
  * Driver-namespace uverbs methods on UVERBS_OBJECT_PD: the ioctl allocation
- * of a PD with its number and identity, and its checked import.
+ * of a PD with its number and identity, and its checked import. Their
+ * attributes are also tables in selftests/lib/ibpd_uverbs.h, which the
+ * abi kselftests hold these specs to.
  */
 
 #include <rdma/ib_verbs.h>

@@ -1518,7 +1518,9 @@ static void abort_ioctl_cmd(struct abort_pages *ap, char *p)
 	struct raw_cmd *c;
 
 	c = (void *)(p + TEST_PAGE - sizeof(c->hdr) - 2 * sizeof(c->attrs[0]));
-	raw_pd_alloc_cmd(c, &ap->out.pdn, (uint64_t *)&ap->out.id);
+	raw_pd_alloc_cmd(c, &(union raw_pd_alloc_args){
+		.handle = RAW_NEW, .resp_pdn = &ap->out.pdn,
+		.resp_id = (uint64_t *)&ap->out.id });
 	ap->cmd = c;
 }
 
@@ -1563,11 +1565,12 @@ static int alloc_ioctl_tail_ro(int fd, struct abort_pages *ap, struct pd *seen)
 	struct raw_cmd *c = ap->cmd;
 	int err;
 
-	c->attrs[0].data = 0;
-	c->attrs[1].flags = UVERBS_ATTR_F_MANDATORY;
+	raw_find(c, IBPD_ATTR_PD_ALLOC_HANDLE)->data = 0;
+	raw_find(c, IBPD_ATTR_PD_ALLOC_RESP_PDN)->flags =
+		UVERBS_ATTR_F_MANDATORY;
 	memset(&ap->out, 0, sizeof(ap->out));
 	err = raw_exec(fd, c);
-	seen->handle = c->attrs[0].data;
+	seen->handle = raw_find(c, IBPD_ATTR_PD_ALLOC_HANDLE)->data;
 	seen->pdn = ap->out.pdn;
 	seen->id = ap->out.id;
 	return err;
@@ -1802,7 +1805,7 @@ TEST(alloc_ucontext_udata)
 		 (uintptr_t)&vecs);
 	raw_in(&c, UVERBS_ATTR_UHW_IN, uin, sizeof(uin));
 	EXPECT_EQ(EOPNOTSUPP, raw_exec(fd, &c));
-	c.attrs[1].data = 0;	/* inline: all zero */
+	raw_find(&c, UVERBS_ATTR_UHW_IN)->data = 0;	/* inline: all zero */
 	memset(uout, 0xff, sizeof(uout));
 	raw_attr(&c, UVERBS_ATTR_UHW_OUT, sizeof(uout), (uintptr_t)uout);
 	c.hdr.length = 0;
@@ -1928,8 +1931,8 @@ FIXTURE_TEARDOWN(abi)
 static void import_cmd(struct raw_cmd *c, uint32_t handle, uint32_t *pdn,
 		       uint32_t *usecnt)
 {
-	raw_pd_import_cmd(c, handle, pdn,
-			  &(struct raw_import_opt){ .usecnt = usecnt });
+	raw_pd_import_cmd(c, &(union raw_pd_import_args){
+		.handle = &handle, .resp_pdn = pdn, .resp_usecnt = usecnt });
 }
 
 TEST_F(abi, import_ok)
@@ -1950,8 +1953,7 @@ TEST_F(abi, import_without_usecnt)
 	struct raw_cmd c;
 
 	self->usecnt = 0xdead;
-	import_cmd(&c, self->pd.handle, &self->pdn, &self->usecnt);
-	c.hdr.num_attrs = 2;
+	import_cmd(&c, self->pd.handle, &self->pdn, NULL);
 	self->pdn = 0;
 	ASSERT_EQ(0, raw_exec(self->fd, &c));
 	EXPECT_EQ(self->pd.pdn, self->pdn);
@@ -1961,6 +1963,7 @@ TEST_F(abi, import_without_usecnt)
 TEST_F(abi, import_by_id)
 {
 	uint64_t id = 0, want;
+	struct ib_uverbs_attr *a;
 	struct raw_cmd c;
 
 	import_cmd(&c, self->pd.handle, &self->pdn, &self->usecnt);
@@ -1968,17 +1971,17 @@ TEST_F(abi, import_by_id)
 	ASSERT_EQ(0, raw_exec(self->fd, &c));
 	EXPECT_EQ(self->pd.id, id);
 	want = id;
-	raw_attr(&c, IBPD_ATTR_PD_IMPORT_ID, 8, want);
+	a = raw_attr(&c, IBPD_ATTR_PD_IMPORT_ID, 8, want);
 	c.hdr.length = 0;
 	EXPECT_EQ(0, raw_exec(self->fd, &c));
-	c.attrs[4].data = want + 1;
+	a->data = want + 1;
 	EXPECT_EQ(ESTALE, raw_exec(self->fd, &c));
-	c.attrs[4].data = 0;
+	a->data = 0;
 	EXPECT_EQ(ESTALE, raw_exec(self->fd, &c));
-	c.attrs[4].len = 4;	/* the identity is a __u64 */
-	c.attrs[4].data = want;
+	a->len = 4;	/* the identity is a __u64 */
+	a->data = want;
 	EXPECT_EQ(EINVAL, raw_exec(self->fd, &c));
-	c.attrs[3].len = 4;
+	raw_find(&c, IBPD_ATTR_PD_IMPORT_RESP_ID)->len = 4;
 	EXPECT_EQ(EINVAL, raw_exec(self->fd, &c));
 }
 
@@ -1988,7 +1991,8 @@ TEST_F(abi, alloc_returns_id)
 	uint32_t pdn = 0;
 	struct raw_cmd c;
 
-	raw_pd_alloc_cmd(&c, &pdn, &id);
+	raw_pd_alloc_cmd(&c, &(union raw_pd_alloc_args){
+		.handle = RAW_NEW, .resp_pdn = &pdn, .resp_id = &id });
 	ASSERT_EQ(0, raw_exec(self->fd, &c));
 	EXPECT_LT(self->pd.id, id);
 }
@@ -2012,7 +2016,7 @@ TEST_F(abi, short_and_long_in_attr)
 	import_cmd(&c, self->pd.handle, &self->pdn, &self->usecnt);
 	raw_attr(&c, IBPD_ATTR_PD_IMPORT_PDN, 2, self->pdn);
 	EXPECT_EQ(EINVAL, raw_exec(self->fd, &c));
-	c.attrs[3].len = 8;
+	raw_find(&c, IBPD_ATTR_PD_IMPORT_PDN)->len = 8;
 	EXPECT_EQ(EINVAL, raw_exec(self->fd, &c));
 }
 
@@ -2021,22 +2025,103 @@ TEST_F(abi, short_out_attr)
 	struct raw_cmd c;
 
 	import_cmd(&c, self->pd.handle, &self->pdn, &self->usecnt);
-	c.attrs[1].len = 2;
+	raw_find(&c, IBPD_ATTR_PD_IMPORT_RESP_PDN)->len = 2;
 	EXPECT_EQ(EINVAL, raw_exec(self->fd, &c));
 }
 
+/*
+ * Every attribute of each method's table (lib/ibpd_uverbs.h) given, v:
+ * each method called with them all, then without each, then with each
+ * input or output a byte short and a byte long.
+ */
+static void table_args(struct __test_metadata *_metadata,
+		       FIXTURE_DATA(abi) *self, uint16_t meth,
+		       const void **v)
+{
+	static uint32_t pdn, usecnt;
+	static uint64_t id;
+	union raw_pd_alloc_args alloc = {
+		.handle = RAW_NEW, .resp_pdn = &pdn, .resp_id = &id,
+	};
+	union raw_pd_import_args import = {
+		.handle = &self->pd.handle, .resp_pdn = &pdn, .resp_id = &id,
+		.id = &self->pd.id, .resp_usecnt = &usecnt,
+		.pdn = &self->pd.pdn,
+	};
+
+	switch (meth) {
+	case IBPD_METHOD_PD_ALLOC:
+		memcpy(v, alloc.v, sizeof(alloc.v));
+		break;
+	case IBPD_METHOD_PD_IMPORT:
+		memcpy(v, import.v, sizeof(import.v));
+		break;
+	default:
+		ASSERT_TRUE(0) TH_LOG("method 0x%x: no arguments here", meth);
+	}
+}
+
+/*
+ * The kernel's spec of each method (kernel/std_types.c) is its table's:
+ * the method succeeds with all its attributes and without an optional
+ * one, fails with EINVAL without a mandatory one (UA_MANDATORY).
+ */
 TEST_F(abi, missing_mandatory_attr)
 {
+	const void *v[RAW_ATTRS], *keep;
+	const struct raw_method *m;
+	unsigned int i, j;
 	struct raw_cmd c;
 
-	import_cmd(&c, self->pd.handle, &self->pdn, &self->usecnt);
-	c.attrs[1] = c.attrs[2];
-	c.hdr.num_attrs = 2;	/* no RESP_PDN */
-	EXPECT_EQ(EINVAL, raw_exec(self->fd, &c));
-	import_cmd(&c, self->pd.handle, &self->pdn, &self->usecnt);
-	c.attrs[0] = c.attrs[2];
-	c.hdr.num_attrs = 2;	/* no handle */
-	EXPECT_EQ(EINVAL, raw_exec(self->fd, &c));
+	for (i = 0; i < RAW_NMETHODS; i++) {
+		m = raw_methods[i];
+		memset(v, 0, sizeof(v));
+		table_args(_metadata, self, m->meth, v);
+		raw_method_cmd(&c, m, v);
+		ASSERT_EQ(m->nattrs, c.hdr.num_attrs)
+			TH_LOG("%s: not every attribute given", m->name);
+		EXPECT_EQ(0, raw_exec(self->fd, &c)) TH_LOG("%s", m->name);
+		for (j = 0; j < m->nattrs; j++) {
+			keep = v[j];
+			v[j] = NULL;
+			raw_method_cmd(&c, m, v);
+			EXPECT_EQ(m->attrs[j].mandatory ? EINVAL : 0,
+				  raw_exec(self->fd, &c))
+				TH_LOG("%s without %s (%s)", m->name,
+				       m->attrs[j].name, m->attrs[j].mandatory ?
+				       "mandatory" : "optional");
+			v[j] = keep;
+		}
+	}
+}
+
+/* The length of each input and output is its table's, no more or less. */
+TEST_F(abi, attr_lengths)
+{
+	const void *v[RAW_ATTRS];
+	const struct raw_method *m;
+	const struct raw_attr_spec *s;
+	unsigned int i, j;
+	struct raw_cmd c;
+	int d;
+
+	for (i = 0; i < RAW_NMETHODS; i++) {
+		m = raw_methods[i];
+		memset(v, 0, sizeof(v));
+		table_args(_metadata, self, m->meth, v);
+		for (j = 0; j < m->nattrs; j++) {
+			s = &m->attrs[j];
+			if (s->dir != RAW_IN && s->dir != RAW_OUT)
+				continue;
+			for (d = -1; d <= 1; d += 2) {
+				raw_method_cmd(&c, m, v);
+				raw_find(&c, s->id)->len = s->len + d;
+				EXPECT_EQ(EINVAL, raw_exec(self->fd, &c))
+					TH_LOG("%s: %s of %u bytes", m->name,
+					       s->name, s->len + d);
+			}
+		}
+	}
 }
 
 TEST_F(abi, unknown_attr)
@@ -2075,7 +2160,7 @@ TEST_F(abi, bad_attr_reserved)
 	struct raw_cmd c;
 
 	import_cmd(&c, self->pd.handle, &self->pdn, &self->usecnt);
-	c.attrs[1].attr_data.reserved = 1;
+	raw_find(&c, IBPD_ATTR_PD_IMPORT_RESP_PDN)->attr_data.reserved = 1;
 	EXPECT_EQ(EINVAL, raw_exec(self->fd, &c));
 }
 
@@ -2092,14 +2177,14 @@ TEST_F(abi, alloc_needs_new_handle_and_pdn)
 	struct raw_cmd c;
 	uint32_t pdn = 0;
 
-	raw_pd_alloc_cmd(&c, &pdn, NULL);
-	c.hdr.num_attrs = 1;	/* the handle alone */
+	raw_pd_alloc_cmd(&c, &(union raw_pd_alloc_args){ .handle = RAW_NEW });
 	EXPECT_EQ(EINVAL, raw_exec(self->fd, &c));
-	c.hdr.num_attrs = 2;
-	c.hdr.length = 0;
+	raw_pd_alloc_cmd(&c, &(union raw_pd_alloc_args){
+		.handle = RAW_NEW, .resp_pdn = &pdn });
 	ASSERT_EQ(0, raw_exec(self->fd, &c));
 	EXPECT_NE(0, pdn);
-	EXPECT_NE(self->pd.handle, c.attrs[0].data);
+	EXPECT_NE(self->pd.handle,
+		  raw_find(&c, IBPD_ATTR_PD_ALLOC_HANDLE)->data);
 }
 
 TEST_F(abi, destroy_wrong_type)

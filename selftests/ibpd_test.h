@@ -141,10 +141,12 @@ static inline int test_pd_alloc_resp(int fd, uint32_t *handle,
 	struct raw_cmd c;
 	int err;
 
-	raw_pd_alloc_cmd(&c, &drv->pdn, (uint64_t *)&drv->id);
+	raw_pd_alloc_cmd(&c, &(union raw_pd_alloc_args){
+		.handle = RAW_NEW, .resp_pdn = &drv->pdn,
+		.resp_id = (uint64_t *)&drv->id });
 	err = raw_exec(fd, &c);
 	if (!err)
-		*handle = c.attrs[0].data;
+		*handle = raw_find(&c, IBPD_ATTR_PD_ALLOC_HANDLE)->data;
 	return err;
 }
 
@@ -196,13 +198,12 @@ static inline int test_pd_import(int fd, uint32_t handle,
 				 const uint64_t *want_id, uint32_t *pdn,
 				 uint64_t *id, uint32_t *usecnt)
 {
-	struct raw_import_opt opt = {
-		.id = id, .want_id = want_id, .usecnt = usecnt,
-	};
 	struct raw_cmd c;
 	uint32_t p;
 
-	raw_pd_import_cmd(&c, handle, pdn ? pdn : &p, &opt);
+	raw_pd_import_cmd(&c, &(union raw_pd_import_args){
+		.handle = &handle, .resp_pdn = pdn ? pdn : &p, .resp_id = id,
+		.id = want_id, .resp_usecnt = usecnt });
 	return raw_exec(fd, &c);
 }
 
@@ -212,11 +213,11 @@ static inline int test_pd_import(int fd, uint32_t handle,
  */
 static inline int test_pd_import_pdn(int fd, uint32_t handle, uint32_t pdn)
 {
-	struct raw_import_opt opt = { .want_pdn = &pdn };
 	struct raw_cmd c;
 	uint32_t p;
 
-	raw_pd_import_cmd(&c, handle, &p, &opt);
+	raw_pd_import_cmd(&c, &(union raw_pd_import_args){
+		.handle = &handle, .resp_pdn = &p, .pdn = &pdn });
 	return raw_exec(fd, &c);
 }
 
