@@ -118,16 +118,33 @@ static const struct {
  */
 #define FUZZ_METHOD_PD_CORE_NEXT (UVERBS_METHOD_PD_DESTROY + 1)
 
+/*
+ * How many ids after ibpd's last method and after its last attribute the
+ * fuzzers try: ids that name nothing (yet), such as the one an attribute
+ * added to the uapi header alone takes.
+ */
+#define FUZZ_NEW_IDS 2
+
+/*
+ * An id of the driver namespace: one of the first n, those ibpd's tables
+ * (lib/ibpd_uverbs.h) name, or one of the FUZZ_NEW_IDS after them.
+ */
+static inline uint16_t fuzz_drv_id(struct fuzz_ctx *f, unsigned int n)
+{
+	return RAW_DRV_ID0 + fuzz_rnd(f) % (n + FUZZ_NEW_IDS);
+}
+
 /* A method of OBJ: mostly one that exists, sometimes any. */
 static inline uint16_t fuzz_method(struct fuzz_ctx *f, uint16_t obj)
 {
 	switch (obj) {
 	case UVERBS_OBJECT_PD:
 		return FUZZ_PICK(f, FUZZ_METHOD_PD_CORE_NEXT,
-				 IBPD_METHOD_PD_ALLOC,
-				 IBPD_METHOD_PD_IMPORT, IBPD_METHOD_PD_IMPORT,
+				 fuzz_drv_id(f, RAW_DRV_METHODS),
+				 fuzz_drv_id(f, RAW_DRV_METHODS),
+				 fuzz_drv_id(f, RAW_DRV_METHODS),
 				 UVERBS_METHOD_PD_DESTROY,
-				 IBPD_METHOD_PD_IMPORT + 1, fuzz_rnd(f) & 0xffff);
+				 fuzz_rnd(f) & 0xffff);
 	case UVERBS_OBJECT_MR:
 		return FUZZ_PICK(f, UVERBS_METHOD_MR_DESTROY,
 				 UVERBS_METHOD_MR_DESTROY + 1 + fuzz_rnd(f) % 4,
@@ -145,11 +162,14 @@ static inline uint16_t fuzz_method(struct fuzz_ctx *f, uint16_t obj)
 	}
 }
 
-/* An attribute id: the core's small ids, the driver's, the write ones. */
+/*
+ * An attribute id: the driver's, the core's small ids (0 to 5: those of
+ * the core methods called here), the write ones.
+ */
 static inline uint16_t fuzz_attr_id(struct fuzz_ctx *f)
 {
-	return FUZZ_PICK(f, (1U << UVERBS_ID_NS_SHIFT) + fuzz_rnd(f) % 6,
-			 (1U << UVERBS_ID_NS_SHIFT) + fuzz_rnd(f) % 6,
+	return FUZZ_PICK(f, fuzz_drv_id(f, RAW_DRV_ATTRS),
+			 fuzz_drv_id(f, RAW_DRV_ATTRS),
 			 fuzz_rnd(f) % 6, fuzz_rnd(f) % 6,
 			 UVERBS_ATTR_WRITE_CMD, UVERBS_ATTR_CORE_IN,
 			 UVERBS_ATTR_CORE_OUT, UVERBS_ATTR_UHW_IN,
