@@ -34,13 +34,6 @@
 #include "verbs_test.h"
 #include "../lib/ibpd_debugfs.h"
 
-static const char *test_dev(void)
-{
-	const char *d = getenv("IBPD_TEST_DEV");
-
-	return d && *d ? d : "ibpd0";
-}
-
 static bool test_dv(void)
 {
 	const char *e = getenv("IBPD_TEST_DV");

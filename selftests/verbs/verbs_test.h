@@ -2,18 +2,28 @@
 /*
  * Copyright (c) 2026 The ibpd authors.
  *
- * What the verbs-level tests share: finding a device by name, a second
- * context on a context's file, a child's exit status. libibverbs only.
+ * What the verbs-level tests share: the device under test, finding a
+ * device by name, a second context on a context's file, a child's exit
+ * status. libibverbs only.
  */
 #ifndef IBPD_VERBS_TEST_H
 #define IBPD_VERBS_TEST_H
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <infiniband/verbs.h>
+
+/* The device under test: IBPD_TEST_DEV, ibpd0 by default. */
+static inline const char *test_dev(void)
+{
+	const char *d = getenv("IBPD_TEST_DEV");
+
+	return d && *d ? d : "ibpd0";
+}
 
 /* A context on the device NAME, or NULL when there is none. */
 static inline struct ibv_context *open_dev(const char *name)

@@ -11,7 +11,9 @@
 # contract, a plain libibverbs program) on ibpd0 and rxe0 and the rxe
 # differential over its results; dv_test (the DV API; on rxe0: EOPNOTSUPP
 # and no ioctl sent); lifecycle_test (contexts on a device renamed, moved
-# to a namespace, left in a deleted namespace, deleted); with a built
+# to a namespace, left in a deleted namespace, deleted); contract_test
+# (libibpd's commands of ibpd's methods against the raw builder's, on
+# ibpd0); with a built
 # rdma-core, its own tests (run_tests.py: test_pd, test_mr, test_device,
 # test_shared_pd) on ibpd0 and rxe0 against the expectations in
 # pyverbs.expect. Build first: make provider-all verbs-tests; the
@@ -92,6 +94,8 @@ for lib in "${libs[@]}"; do
 	IBPD_TEST_DEV=rxe0 IBPD_TEST_DV=0 harness "$lib dv_test rxe0" \
 		"$b/dv_test" || status=1
 	harness "$lib lifecycle_test" "$b/lifecycle_test" || status=1
+	IBPD_TEST_DEV=ibpd0 harness "$lib contract_test ibpd0" \
+		"$b/contract_test" || status=1
 	[ -n "$rc" ] || continue
 	for dev in ibpd0 rxe0; do	# rdma-core's own tests, built with it
 		PYTHONPATH=$rc/python /usr/bin/python3 "$verbs/pyverbs_run.py" \

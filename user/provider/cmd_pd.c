@@ -10,8 +10,11 @@
  * why it serves ibpddv_query_pd() as well as the import verbs.
  *
  * The kselftests, the fuzzers and the bench send the same commands without
- * rdma-core (selftests/lib/ibpd_uverbs.h): the same attributes in the same
- * order, each mandatory or optional alike. Change both together.
+ * rdma-core, made from each method's table of attributes
+ * (selftests/lib/ibpd_uverbs.h): the same attributes in the same order,
+ * each mandatory or optional alike, each when the table says.
+ * selftests/verbs/contract_test records what this file sends and fails on
+ * any difference: change the table first.
  */
 
 #include <config.h>
