@@ -69,10 +69,14 @@ objects() {
 # ("shell CMD" for a shell command). ibpd's stdout and stderr in
 # $tmp/gdb.out and $tmp/gdb.err, its exit status in gdb_rc (empty when
 # gdb does not answer within 600 s), gdb's own output in $tmp/gdb.log.
-# One gdb runs ibpd for every call (gdb_start): under TCG gdb's start
-# and its reading of the libraries' symbols take seconds each time. Each
-# call sets its own breakpoint, runs ibpd afresh and leaves neither
-# breakpoint nor process behind.
+# One gdb runs ibpd for every call (gdb_start, at the start of the
+# script, so that its own start, seconds under TCG, runs beside the cases
+# before): each call sets its own breakpoint, runs ibpd afresh and leaves
+# neither breakpoint nor process behind. gdb reads no separate debug
+# files (debug-file-directory) and loads no libthread_db and no scripts
+# (auto-load): it would read libc's and ld.so's (libc6-dbg), seconds
+# under TCG, on every run, for breakpoints that need only the symbols the
+# libraries export.
 at_list_pds() {
 	local cmd=$1 line=
 	shift
@@ -108,6 +112,8 @@ gdb_start() {
 		for h in "${holders[@]}"; do exec {h}>&-; done
 		exec gdb -q -nx -iex 'set prompt' -iex 'set confirm off' \
 			-iex 'set pagination off' -iex 'set debuginfod enabled off' \
+			-iex "set debug-file-directory $tmp/no-debug-files" \
+			-iex 'set auto-load off' \
 			-iex 'set breakpoint pending on' "$ibpd" 2>&1
 	}
 	# shellcheck disable=SC2154 # the coprocess's
@@ -152,6 +158,7 @@ if ! [ -x "$ibpd" ]; then
 	exit 4
 fi
 echo "1..47"
+! command -v gdb > /dev/null || gdb_start
 
 expect_rc 0 "--help" "$ibpd" --help
 grep -q '^usage: ibpd' "$tmp/out"; ok $? "--help prints the usage"
