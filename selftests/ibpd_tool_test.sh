@@ -15,8 +15,9 @@ dir=$(cd "$(dirname "$0")" && pwd)
 ibpd=$build/ibpd
 holders=()
 # at exit: the holders told to go (their fifos closed), at_list_pds's gdb
-# ended, not left to see the end of its input after the runner moved on
-trap 'for h in "${holders[@]}"; do exec {h}>&-; done; gdb_stop; rm -rf "$tmp"' EXIT
+# and py's python3 ended, not left to see the end of their input after the
+# runner moved on
+trap 'for h in "${holders[@]}"; do exec {h}>&-; done; gdb_stop; py_stop; rm -rf "$tmp"' EXIT
 
 # hold DEV N [TAG]: starts ibpd_hold DEV N (TAG names its files, default
 # DEV); sets hold_pid and hold_fd, its stdin in hold_in, its output in
@@ -103,13 +104,14 @@ at_list_pds() {
 }
 
 # gdb_start: at_list_pds's gdb, started unless it runs, without the
-# holders' fifos (their end of file is theirs to see); its stdin and
-# stdout in gdb_io. gdb_stop: it ends.
+# holders' fifos (their end of file is theirs to see) and py's; its stdin
+# and stdout in gdb_io. gdb_stop: it ends.
 gdb_start() {
 	[ -n "${gdb_pid:-}" ] && kill -0 "$gdb_pid" 2> /dev/null && return
 	gdb_stop
 	coproc gdb_io {
 		for h in "${holders[@]}"; do exec {h}>&-; done
+		[ -z "${py_in:-}" ] || exec {py_in}>&- {py_out}<&-
 		exec gdb -q -nx -iex 'set prompt' -iex 'set confirm off' \
 			-iex 'set pagination off' -iex 'set debuginfod enabled off' \
 			-iex "set debug-file-directory $tmp/no-debug-files" \
@@ -125,6 +127,106 @@ gdb_stop() {
 	kill "$gdb_pid" 2> /dev/null
 	wait "$gdb_pid" 2> /dev/null
 	gdb_pid=
+}
+
+# py [-c CODE | -m MODULE | -] ARG...: what python3 with the same
+# arguments does (a program from -c, a module's main, or the program on
+# stdin, "py - ARG... <<'PY'"; sys.argv the same; stdin, stdout and
+# stderr py's, opened afresh through /proc (stdout and stderr to append);
+# its exit status python3's, 1 on an uncaught exception),
+# run by one python3 for every call (py_start, at the start of the
+# script): under TCG a python3 takes most of a second to start. py_stop:
+# it ends.
+py_start() {
+	mkfifo "$tmp/py.in" "$tmp/py.out"
+	python3 -c '
+import os, runpy, sys, traceback
+req, rep = sys.stdin, sys.stdout
+while True:
+    fds = req.readline().split()
+    if not fds:
+        break
+    pid, fds = fds[0], fds[1:]
+    mode = req.readline()[:-1]
+    argv = [req.readline()[:-1] for _ in range(int(req.readline()))]
+    code = []
+    for line in iter(req.readline, ""):
+        if line == "@@py-end@@\n":
+            break
+        code.append(line)
+    def fd(n, how):
+        try:
+            return open(f"/proc/{pid}/fd/{fds[n]}" if n >= 0 else os.devnull, how)
+        except OSError as e:
+            print(f"py: fd {n} of {pid}: {e}", file=sys.__stderr__, flush=True)
+            return open(os.devnull, how)
+    ins, out, err = fd(0 if mode != "-" else -1, "r"), fd(1, "a"), fd(2, "a")
+    sys.stdin, sys.stdout, sys.stderr = ins, out, err
+    rc = 0
+    try:
+        if mode == "-m":
+            sys.argv = argv
+            runpy.run_module(argv[0], run_name="__main__", alter_sys=True)
+        else:
+            sys.argv = argv
+            exec(compile("".join(code), argv[0], "exec"), {"__name__": "__main__"})
+    except SystemExit as e:
+        if e.code is None or isinstance(e.code, int):
+            rc = e.code or 0
+        else:
+            print(e.code, file=err)
+            rc = 1
+    except BaseException:
+        traceback.print_exc()
+        rc = 1
+    for f in (sys.stdout, sys.stderr):
+        try:
+            f.flush()
+        except Exception:
+            pass
+    for f in (ins, out, err):
+        f.close()
+    sys.stdin, sys.stdout, sys.stderr = req, rep, sys.__stderr__
+    rep.write(f"{rc}\n")
+    rep.flush()
+' < "$tmp/py.in" > "$tmp/py.out" 2> "$tmp/py.err" &
+	py_pid=$!
+	exec {py_in}> "$tmp/py.in" {py_out}< "$tmp/py.out"
+}
+
+py_stop() {
+	[ -n "${py_pid:-}" ] || return 0
+	[ ! -s "$tmp/py.err" ] || sed 's/^/# py: /' "$tmp/py.err"
+	exec {py_in}>&- {py_out}<&-
+	kill "$py_pid" 2> /dev/null
+	wait "$py_pid" 2> /dev/null
+	py_pid=
+}
+
+py() {
+	local mode=$1 code='' rc
+	shift
+	case $mode in
+	-c) code=$1; shift; set -- -c "$@" ;;
+	-m) ;;
+	-) IFS= read -rd '' code; set -- - "$@" ;;
+	esac
+	# (a write to the fifo of a python3 that is gone would end the script)
+	if ! kill -0 "$py_pid" 2> /dev/null; then
+		echo "py: python3 is gone: $(cat "$tmp/py.err")" >&2
+		return 1
+	fi
+	# python3 opens copies of py's stdin, stdout and stderr: its own stay
+	# while printf's redirection takes stdout
+	exec {py_0}<&0 {py_1}>&1 {py_2}>&2
+	printf '%s\n' "$BASHPID $py_0 $py_1 $py_2" "$mode" "$#" "$@" "$code" \
+		@@py-end@@ >&"$py_in"
+	if ! IFS= read -r -t 600 -u "$py_out" rc; then
+		echo "py: no answer from python3: $(cat "$tmp/py.err")" >&2
+		rc=1
+	fi
+	exec {py_0}<&- {py_1}>&- {py_2}>&-
+	return "$rc"
 }
 
 # $wait_until WHAT...: what a case waits for in a gdb shell command
@@ -158,6 +260,7 @@ if ! [ -x "$ibpd" ]; then
 	exit 4
 fi
 echo "1..47"
+py_start
 ! command -v gdb > /dev/null || gdb_start
 
 expect_rc 0 "--help" "$ibpd" --help
@@ -182,8 +285,8 @@ ok $? "devices: ibpd0 is ibpd's and imports PDs, rxe0 neither"
 ok $? "devices -d: GUID, firmware, max_pd and max_mr"
 
 "$ibpd" devices --json > "$tmp/dev.json" 2> "$tmp/out" &&
-	python3 -m json.tool "$tmp/dev.json" > /dev/null 2>> "$tmp/out" &&
-	python3 - "$tmp/dev.json" >> "$tmp/out" 2>&1 <<'PY'
+	py -m json.tool "$tmp/dev.json" > /dev/null 2>> "$tmp/out" &&
+	py - "$tmp/dev.json" >> "$tmp/out" 2>&1 <<'PY'
 import json, sys
 devs = {d["device"]: d for d in json.load(open(sys.argv[1]))["devices"]}
 assert devs["ibpd0"]["pd_import"] is True and devs["ibpd0"]["ibpd"] is True
@@ -209,7 +312,7 @@ devices_failed() {
 		grep -qx "ibpd: opening ibpd0: $msg" "$tmp/dvj.err" &&
 		grep -Eq '^ibpd0 +uverbs[0-9]+ +[0-9]+ +yes +-$' "$tmp/dv.txt" &&
 		grep -Eq '^rxe0 +uverbs[0-9]+ +[0-9]+ +no +no$' "$tmp/dv.txt" &&
-		python3 - "$tmp/dv.json" "$msg" >> "$tmp/out" 2>&1 <<'PY'
+		py - "$tmp/dv.json" "$msg" >> "$tmp/out" 2>&1 <<'PY'
 import json, sys
 devs = {d["device"]: d for d in json.load(open(sys.argv[1]))["devices"]}
 i, r = devs["ibpd0"], devs["rxe0"]
@@ -261,7 +364,7 @@ for want in 16382 16383; do
 	fi
 	kill "$hold_pid"
 	[ $rc = 0 ] &&
-		python3 - "$tmp/many.json" "$trunc" >> "$tmp/out" 2>&1 <<'PY'
+		py - "$tmp/many.json" "$trunc" >> "$tmp/out" 2>&1 <<'PY'
 import json, sys
 f, = json.load(open(sys.argv[1]))["files"]
 assert len(f["pds"]) == 16382, len(f["pds"])
@@ -272,8 +375,8 @@ done
 
 hold ibpd0 3
 "$ibpd" pds --pid "$hold_pid" --json > "$tmp/pds.json" 2> "$tmp/out" &&
-	python3 -m json.tool "$tmp/pds.json" > /dev/null 2>> "$tmp/out" &&
-	python3 - "$tmp/pds.json" "$tmp/hold-ibpd0.out" "$hold_pid" "$hold_fd" \
+	py -m json.tool "$tmp/pds.json" > /dev/null 2>> "$tmp/out" &&
+	py - "$tmp/pds.json" "$tmp/hold-ibpd0.out" "$hold_pid" "$hold_fd" \
 		>> "$tmp/out" 2>&1 <<'PY'
 import json, sys
 files = json.load(open(sys.argv[1]))["files"]
@@ -309,7 +412,7 @@ errs() { sed -n "s/^ibpd: pid $hold_pid fd $hold_fd: PD handle \([0-9]*\): Canno
 [ $rc = 1 ] && [ $rc_j = 1 ] && [ "$(grep -c . "$tmp/fi.err")" = 3 ] &&
 	[ "$(errs "$tmp/fi.err")" = "$handles" ] && [ "$(errs "$tmp/fi-j.err")" = "$handles" ] &&
 	grep -qx "  0 PDs" "$tmp/fi.txt" && ! grep -q -- ' - ' "$tmp/fi.txt" &&
-	python3 - "$tmp/fi.json" >> "$tmp/out" 2>&1 <<'PY'
+	py - "$tmp/fi.json" >> "$tmp/out" 2>&1 <<'PY'
 import json, sys
 f, = json.load(open(sys.argv[1]))["files"]
 assert (f["device"], f["pds"]) == ("ibpd0", []), f
@@ -345,7 +448,7 @@ ok $? "pds of a process without uverbs files"
 
 "$ibpd" -j -p -d pds --pid "$hold_pid" > "$tmp/pretty.json" 2> "$tmp/out" &&
 	[ "$(wc -l < "$tmp/pretty.json")" -gt 10 ] &&
-	python3 - "$tmp/pretty.json" >> "$tmp/out" 2>&1 <<'PY'
+	py - "$tmp/pretty.json" >> "$tmp/out" 2>&1 <<'PY'
 import json, sys
 f, = json.load(open(sys.argv[1]))["files"]
 assert len(f["pds"]) == 3 and all(p["id"] > 0 for p in f["pds"]), f
@@ -355,7 +458,7 @@ ok $? "pds -j -p -d: pretty JSON with each PD's identity"
 ibpd_pid=$hold_pid ibpd_fd=$hold_fd
 hold rxe0 2
 "$ibpd" pds --pid "$hold_pid" --json > "$tmp/rxe.json" 2> "$tmp/out" &&
-	python3 - "$tmp/rxe.json" >> "$tmp/out" 2>&1 <<'PY'
+	py - "$tmp/rxe.json" >> "$tmp/out" 2>&1 <<'PY'
 import json, sys
 f, = json.load(open(sys.argv[1]))["files"]
 assert f["device"] == "rxe0" and f["ibpd"] is False and f["pds"] is None, f
@@ -376,7 +479,7 @@ ok $? "pds --pid: a uverbs fd without a context is skipped with a message, the o
 rc=$?
 cat "$tmp/nc.json" "$tmp/nc.err" > "$tmp/out"
 [ $rc = 0 ] && grep -q "fd 9: a file of ibpd0 without a context" "$tmp/nc.err" &&
-	python3 -c 'import json, sys; assert json.load(open(sys.argv[1])) == {"files": []}' \
+	py -c 'import json, sys; assert json.load(open(sys.argv[1])) == {"files": []}' \
 		"$tmp/nc.json" >> "$tmp/out" 2>&1
 ok $? "pds -j --fd of a file without a context: skipped, {\"files\": []}, exit 0"
 
@@ -413,7 +516,7 @@ if rdma link add ibpdtg type ibpd netdev lo; then
 	cat "$tmp/rm.txt" "$tmp/rm.json" "$tmp/rm.err" > "$tmp/out"
 	[ "$rc" = 00 ] && grep -qx "pid $hold_pid fd $hold_fd: a removed device" "$tmp/rm.txt" &&
 		grep -qx "  0 PDs (the removal destroyed them)" "$tmp/rm.txt" &&
-		python3 - "$tmp/rm.json" "$hold_pid" >> "$tmp/out" 2>&1 <<'PY'
+		py - "$tmp/rm.json" "$hold_pid" >> "$tmp/out" 2>&1 <<'PY'
 import json, sys
 f, = json.load(open(sys.argv[1]))["files"]
 assert (f["pid"], f["device"], f["ibpd"], f["pds"]) == (int(sys.argv[2]), None, None, []), f
@@ -448,10 +551,10 @@ for args in "pds --pid $ibpd_pid --fd 1" "pds --pid $ibpd_pid --fd 999" \
 	rc=$?
 	echo "ibpd -j $args: exit $rc, $(cat "$tmp/err.txt")" >> "$tmp/out"
 	[ $rc = 1 ] && [ -s "$tmp/err.txt" ] &&
-		python3 -c 'import json, sys; assert json.load(open(sys.argv[1])) == {"files": []}' \
+		py -c 'import json, sys; assert json.load(open(sys.argv[1])) == {"files": []}' \
 			"$tmp/err.json" >> "$tmp/out" 2>&1 || echo FAIL >> "$tmp/out"
 done
-"$ibpd" -j -p pds --pid 4194305 2> /dev/null | python3 -m json.tool > /dev/null 2>> "$tmp/out" ||
+"$ibpd" -j -p pds --pid 4194305 2> /dev/null | py -m json.tool > /dev/null 2>> "$tmp/out" ||
 	echo FAIL >> "$tmp/out"
 "$ibpd" -j frobnicate > "$tmp/err.json" 2> /dev/null
 rc=$?
@@ -469,7 +572,7 @@ if rdma dev set ibpd0 name "$odd8"; then
 	rc2=$?
 	rdma dev set "$odd8" name ibpd0
 	[ $rc = 0 ] && [ $rc2 = 0 ] && grep -qF 'ibpd\u00ff\u00fe' "$tmp/utf8.json" &&
-		python3 - "$tmp/utf8.json" "$tmp/utf8-pds.json" >> "$tmp/out" 2>&1 <<'PY'
+		py - "$tmp/utf8.json" "$tmp/utf8-pds.json" >> "$tmp/out" 2>&1 <<'PY'
 import json, sys
 devs = json.loads(open(sys.argv[1], "rb").read().decode("utf-8"))["devices"]
 assert "ibpd\u00ff\u00fe\u00e9" in [d["device"] for d in devs], devs
@@ -504,7 +607,7 @@ if command -v gdb > /dev/null; then
 		[ "$(cat "$tmp/during")" = "$pds_before" ] &&
 		[ "$(cat "$dbg0/num_pds")" = $((pds_before - 3)) ] &&
 		[ "$gdb_rc" = 0 ] &&
-		python3 -c 'import json, sys; f, = json.load(open(sys.argv[1]))["files"]; assert len(f["pds"]) == 3, f' \
+		py -c 'import json, sys; f, = json.load(open(sys.argv[1]))["files"]; assert len(f["pds"]) == 3, f' \
 			"$tmp/gdb.out" >> "$tmp/out" 2>&1
 	ok $? "pds: observing adds an async event file to the file and keeps it past its process's death, until ibpd is done"
 	[ "$(objects "$ibpd_pid" ibpd0)" = "3 pds, 0 async event files" ]
@@ -518,7 +621,7 @@ if command -v gdb > /dev/null; then
 		-j pds --pid "$hold_pid"
 	cat "$tmp/gdb.out" "$tmp/gdb.err" "$tmp/hold-gone.out" "$tmp/timeouts" > "$tmp/out" 2>&1
 	[ ! -e "$tmp/timeouts" ] && [ "$gdb_rc" = 0 ] && [ "$(grep -c '^destroyed .*: Success$' "$tmp/hold-gone.out")" = 1 ] &&
-		python3 - "$tmp/gdb.out" "$tmp/hold-gone.out" >> "$tmp/out" 2>&1 <<'PY'
+		py - "$tmp/gdb.out" "$tmp/hold-gone.out" >> "$tmp/out" 2>&1 <<'PY'
 import json, sys
 f, = json.load(open(sys.argv[1]))["files"]
 held = [int(l.split()[0]) for l in open(sys.argv[2]) if l[0].isdigit()]
@@ -540,7 +643,7 @@ PY
 	! grep -q FAIL "$tmp/q.log" &&
 		[ "$(grep -Ec ' +- +- +-$' "$tmp/q.out")" = 1 ] &&
 		[ "$(grep -Ec ' [0-9.]+ +[1-9][0-9]* +[1-9][0-9]*$' "$tmp/q.out")" = 1 ] &&
-		python3 - "$tmp/q-j.out" >> "$tmp/out" 2>&1 <<'PY'
+		py - "$tmp/q-j.out" >> "$tmp/out" 2>&1 <<'PY'
 import json, sys
 devs = json.load(open(sys.argv[1]))["devices"]
 bad = [d for d in devs if "error" in d]
@@ -555,7 +658,7 @@ PY
 	cat "$tmp/gdb.out" "$tmp/gdb.err" > "$tmp/out"
 	[ "$gdb_rc" = 1 ] &&
 		grep -qx "ibpd: listing the PDs of pid $ibpd_pid fd $ibpd_fd: Input/output error" "$tmp/gdb.err" &&
-		python3 - "$tmp/gdb.out" "$ibpd_pid" >> "$tmp/out" 2>&1 <<'PY'
+		py - "$tmp/gdb.out" "$ibpd_pid" >> "$tmp/out" 2>&1 <<'PY'
 import json, sys
 f, = json.load(open(sys.argv[1]))["files"]
 assert (f["pid"], f["device"], f["ibpd"], f["pds"]) == (int(sys.argv[2]), "ibpd0", True, None), f
@@ -590,7 +693,7 @@ PY
 		at_list_pds "shell rdma link delete ibpdtj" -j pds --pid "$hold_pid"
 		cat "$tmp/gdb.out" "$tmp/gdb.err" > "$tmp/out"
 		[ "$gdb_rc" = 0 ] &&
-			python3 - "$tmp/gdb.out" "$hold_pid" >> "$tmp/out" 2>&1 <<'PY'
+			py - "$tmp/gdb.out" "$hold_pid" >> "$tmp/out" 2>&1 <<'PY'
 import json, sys
 f, = json.load(open(sys.argv[1]))["files"]
 assert (f["pid"], f["device"], f["ibpd"], f["pds"]) == (int(sys.argv[2]), "ibpdtj", True, []), f
@@ -622,7 +725,7 @@ PY
 	cp "$tmp/mid.log" "$tmp/out"
 	! grep -q FAIL "$tmp/mid.log" &&
 		grep -qx "  0 PDs" "$tmp/mid.out" && [ "$(grep -c . "$tmp/mid.out")" = 2 ] &&
-		python3 - "$tmp/mid-j.out" >> "$tmp/out" 2>&1 <<'PY'
+		py - "$tmp/mid-j.out" >> "$tmp/out" 2>&1 <<'PY'
 import json, sys
 f, = json.load(open(sys.argv[1]))["files"]
 assert (f["device"], f["ibpd"], f["truncated"], f["pds"]) == ("ibpdtk", True, False, []), f
