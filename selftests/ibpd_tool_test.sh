@@ -33,21 +33,30 @@ hold() {
 	hold_pid=$!
 	exec {hold_in}> "$fifo"
 	holders+=("$hold_in")
-	for _ in $(seq 600); do
+	for _ in {1..600}; do
 		grep -qs ready "$tmp/hold-$tag.out" && break
-		sleep 0.1
+		nap
 	done
-	hold_fd=$(for f in "/proc/$hold_pid"/fd/*; do
-		case $(readlink "$f") in /dev/infiniband/uverbs*) basename "$f";; esac
-	done | grep -vx 9)
+	hold_fd=$(find "/proc/$hold_pid/fd" -lname '/dev/infiniband/uverbs*' \
+		! -name 9 -printf '%f\n')
 }
 
 # uverbs_of DEV: the uverbs character device of RDMA device DEV.
 uverbs_of() {
-	local f
+	local f d
 	for f in /sys/class/infiniband_verbs/uverbs*; do
-		[ "$(cat "$f/ibdev")" = "$1" ] && basename "$f"
+		read -r d < "$f/ibdev"
+		[ "$d" = "$1" ] && echo "${f##*/}"
 	done
+}
+
+# nap: 0.1 s, a timeout of read on a fifo no one writes to; a sleep is a
+# process to start, and under TCG that costs more than the nap.
+mkfifo "$tmp/nap"
+exec {nap_fd}<> "$tmp/nap"
+nap() {
+	read -r -t 0.1 -u "$nap_fd" _
+	return 0
 }
 
 # objects PID TAG: asks holder PID, started as TAG, what its file holds
@@ -56,9 +65,9 @@ objects() {
 	local pid=$1 out=$tmp/hold-$2.out n
 	n=$(grep -c '^objects:' "$out")
 	kill -USR1 "$pid"
-	for _ in $(seq 100); do
+	for _ in {1..100}; do
 		[ "$(grep -c '^objects:' "$out")" -gt "$n" ] && break
-		sleep 0.1
+		nap
 	done
 	grep '^objects:' "$out" | tail -n 1 | sed 's/^objects: //'
 }
@@ -430,7 +439,7 @@ with open(sys.argv[1], "w") as f:
 time.sleep(600)
 PY
 many_pid=$!
-for _ in $(seq 100); do [ -s "$tmp/many-files" ] && break; sleep 0.1; done
+for _ in {1..100}; do [ -s "$tmp/many-files" ] && break; nap; done
 "$ibpd" pds --pid "$many_pid" > "$tmp/mf.out" 2> "$tmp/mf.err"
 rc=$?
 kill "$many_pid"
@@ -492,9 +501,9 @@ os.close(fd)
 print("ready", flush=True)
 time.sleep(600)' "/dev/infiniband/$(uverbs_of ibpd0)" > "$tmp/opath.out" &
 opath_pid=$!
-for _ in $(seq 300); do
+for _ in {1..300}; do
 	grep -qs ready "$tmp/opath.out" && break
-	sleep 0.1
+	nap
 done
 "$ibpd" pds --pid "$opath_pid" > "$tmp/out" 2>&1
 rc=$?
@@ -674,9 +683,9 @@ PY
 		while :; do sleep 0.2; done
 	) > "$tmp/closing.out" &
 	closing_pid=$!
-	for _ in $(seq 300); do
+	for _ in {1..300}; do
 		grep -qs ready "$tmp/closing.out" && break
-		sleep 0.1
+		nap
 	done
 	at_fn=syscall at_list_pds "shell kill -USR1 $closing_pid; $wait_until closed $closing_pid 9" \
 		pds --pid "$closing_pid"
@@ -757,10 +766,10 @@ while True:
     os.dup2(rxe, fd)
 PY
 flip_pid=$!
-for _ in $(seq 100); do [ -s "$tmp/flip" ] && break; sleep 0.1; done
+for _ in {1..100}; do [ -s "$tmp/flip" ] && break; nap; done
 flip_fd=$(cat "$tmp/flip")
 : > "$tmp/out"
-for _ in $(seq 50); do
+for _ in {1..50}; do
 	"$ibpd" pds --pid "$flip_pid" --fd "$flip_fd" >> "$tmp/out" 2>&1
 	rc=$?
 	[ "$rc" -lt 128 ] || echo "killed: exit $rc" >> "$tmp/out"
