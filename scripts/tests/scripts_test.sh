@@ -298,17 +298,17 @@ fake_deb() {	# fake_deb PKG [DEPENDS]
 	mkdir -p "$d/DEBIAN"
 	{
 		echo "Package: $1"
-		echo "Version: 65.0-1+ibpd1~bpo12+1"
+		echo "Version: 1.0"
 		echo "Architecture: all"
 		echo "Maintainer: ibpd <ibpd@invalid>"
 		[ -z "${2:-}" ] || echo "Depends: $2"
 		echo "Description: a stand-in"
 	} > "$d/DEBIAN/control"
-	dpkg-deb --root-owner-group -b "$d" "$tmp/bd/debs/${1}_65.0_all.deb" > /dev/null
+	dpkg-deb --root-owner-group -b "$d" "$tmp/bd/debs/${1}_1.0_all.deb" > /dev/null
 }
 fake_deb libibverbs1 'libc6 (>= 2.34), adduser'
-fake_deb ibverbs-providers 'libibverbs1 (= 65.0-1+ibpd1~bpo12+1)'
-fake_deb libibpd1 'libibverbs1-ibpd-pabi-66 | libibverbs1 (>= 65)'
+fake_deb ibverbs-providers 'libibverbs1 (= 1.0)'
+fake_deb libibpd1 'libibverbs1-private-abi | libibverbs1 (>= 1.0)'
 fake_deb ibpd-tools 'libibpd1:any'
 fake_deb ibpd-rxe-dkms 'dkms'
 fake_deb ibpd-siw-dkms 'dkms'
@@ -318,23 +318,22 @@ fake_deb librdmacm1 'libibverbs1'
 fake_deb libibumad3
 fake_deb libibverbs-dev 'libibverbs1'
 fake_deb libibpd-dev 'libibpd1, libibverbs-dev'
-fake_deb python3-pyverbs 'librdmacm1 (>= 60), libibumad3, python3 (<< 3.12)'
+fake_deb python3-pyverbs 'librdmacm1 (>= 1.0), libibumad3, python3 (<< 3.12)'
 fake_deb libibverbs1-dbgsym
-mv "$tmp/bd/debs/libibverbs1-dbgsym_65.0_all.deb" "$tmp/bd/debs/libibverbs1-dbgsym_65.0-1_amd64.deb"
+mv "$tmp/bd/debs/libibverbs1-dbgsym_1.0_all.deb" "$tmp/bd/debs/libibverbs1-dbgsym_1.0_amd64.deb"
 : > "$tmp/bd/admin/available"
-while read -r p st; do
-	printf 'Package: %s\nStatus: %s\nArchitecture: all\nVersion: 44.0-2\nMaintainer: x\nDescription: x\n\n' "$p" "$st"
-done > "$tmp/bd/admin/status" <<'EOF'
-librdmacm1 install ok installed
-rdma-core install ok installed
-ibacm deinstall ok config-files
-EOF
+dpkg_status() {	# dpkg_status PKG STATUS: its entry in the stand-in database
+	printf 'Package: %s\nStatus: %s\nArchitecture: all\nVersion: 0.9\nMaintainer: x\nDescription: x\n\n' \
+		"$1" "$2" >> "$tmp/bd/admin/status"
+}
+dpkg_status librdmacm1 'install ok installed'
+dpkg_status rdma-core 'install ok installed'
+dpkg_status ibacm 'deinstall ok config-files'
 "$top/scripts/build/bridge-debs" --admindir "$tmp/bd/admin" --with python3-pyverbs \
 	"$tmp/bd/debs" > "$tmp/out" 2>&1 &&
 	[ "$(sed 's|.*/||; s|_.*||' "$tmp/out" | tr '\n' ' ')" = \
 	  "ibpd-rxe-dkms ibpd-siw-dkms ibpd-tools ibverbs-providers libibpd1 libibumad3 libibverbs1 librdmacm1 python3-pyverbs rdma-core " ] &&
-	printf 'Package: libibverbs-dev\nStatus: install ok installed\nArchitecture: all\nVersion: 44.0-2\nMaintainer: x\nDescription: x\n\n' \
-		>> "$tmp/bd/admin/status" &&
+	dpkg_status libibverbs-dev 'install ok installed' &&
 	"$top/scripts/build/bridge-debs" --admindir "$tmp/bd/admin" "$tmp/bd/debs" > "$tmp/out" 2>&1 &&
 	[ "$(sed 's|.*/||; s|_.*||' "$tmp/out" | tr '\n' ' ')" = \
 	  "ibpd-rxe-dkms ibpd-siw-dkms ibpd-tools ibverbs-providers libibpd-dev libibpd1 libibverbs-dev libibverbs1 librdmacm1 rdma-core " ]
