@@ -261,8 +261,17 @@ while read -r p st v; do now[$p]="$st $v"; done < <(deb_status)
 while read -r p v; do
 	[ "${now[$p]:-}" = "ii $v" ] || bad="$bad $p"
 done <<< "$deb_pkgs"
-[ $rc = 0 ] && [ $debs_rc = 0 ] && [ -z "$bad" ]
-ok $? "apt install \$(bridge-debs --with python3-pyverbs): each package at the bridge's version (${#debs[@]} of $(find "$IBPD_BRIDGE_DEBS" -name '*.deb' | wc -l): ${names[*]})${bad:+; not:$bad}"
+# and none of the bridge's others (README: no daemon, no -dev package
+# the machine did not have): each left out is at no version of the bridge's
+also=
+for f in "$IBPD_BRIDGE_DEBS"/*.deb; do
+	[[ " ${debs[*]} " == *" $f "* ]] && continue
+	read -r p v <<< "$(dpkg-deb -f "$f" Package Version | sed 's/^[^:]*: //' | paste -sd' ')"
+	[ "$(dpkg-query -W -f='${db:Status-Abbrev} ${Version}' "$p" 2> /dev/null)" != "ii  $v" ] ||
+		also="$also $p"
+done
+[ $rc = 0 ] && [ $debs_rc = 0 ] && [ -z "$bad" ] && [ -z "$also" ]
+ok $? "apt install \$(bridge-debs --with python3-pyverbs): each package at the bridge's version (${#debs[@]} of $(find "$IBPD_BRIDGE_DEBS" -name '*.deb' | wc -l): ${names[*]}), no other of the bridge's${bad:+; not:$bad}${also:+; also:$also}"
 # the host's builds, loaded by the postinst: nothing compiled here
 n=$(find "$IBPD_BRIDGE_BUILT" -name '*.dkms.tar.gz' | wc -l)
 [ "$n" -gt 0 ] && [ "$(grep -c 'Loading tarball for ' "$tap_out")" = "$n" ] &&
