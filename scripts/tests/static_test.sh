@@ -133,11 +133,14 @@ ok $? "debian/control, packaging/*/debian/control: no kernel headers package nam
 
 # The bridge's install command: README's is scripts/build/bridge-debs',
 # the one bridge_vm.sh runs (with --with python3-pyverbs) in make check
-# shellcheck disable=SC2016 # literal text, not expansions
-grep -qxF 'sudo apt install linux-headers-$(uname -r) $(scripts/build/bridge-debs)' "$top/README.md" &&
+# shellcheck disable=SC2016,SC1003 # literal text, not expansions
+grep -A 1 -xF 'sudo apt install linux-headers-$(uname -r) linux-source-$(uname -r | cut -d. -f1,2) \' "$top/README.md" |
+	grep -qxF '	$(scripts/build/bridge-debs)' &&
 	grep -q '^debs_list=$("$top/scripts/build/bridge-debs" --with python3-pyverbs ' \
-		"$top/selftests/vm/bridge_vm.sh"
-ok $? "README's bridge install command is scripts/build/bridge-debs', which the bridge sections run"
+		"$top/selftests/vm/bridge_vm.sh" &&
+	grep -qxF 'series=$(uname -r | cut -d. -f1,2)' "$top/selftests/vm/bridge_vm.sh" &&
+	grep -qxF 'apt_get install "$IBPD_BRIDGE_SOURCE" "${debs[@]}" > "$tap_out"' "$top/selftests/vm/bridge_vm.sh"
+ok $? "README's bridge install command (linux-source-X.Y, scripts/build/bridge-debs') is the one the bridge sections run"
 
 # The upstream series' patch files are what git format-patch writes of
 # them (names, diffs): opened as commits on their base (scripts/upstream/

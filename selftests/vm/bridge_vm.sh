@@ -10,19 +10,25 @@
 # IBPD_BRIDGE_BUILT, the DKMS packages' modules built on the host for this
 # kernel (NAME-VERSION.dkms.tar.gz, which the packages' postinst loads
 # from /usr/share/NAME-dkms instead of compiling under TCG);
+# IBPD_BRIDGE_SOURCE, linux-source-SERIES of this kernel's series and
+# version (a stand-in made on the host, holding drivers/infiniband/sw
+# alone: bridge.py's source_standin()), from which the DKMS packages build;
 # IBPD_BRIDGE_DISTRO, an apt repository (a Packages index) of the
 # distribution's rdma-core, to go back to, and of what a kernel's
 # installation runs that the machine lacks (initramfs-tools);
 # IBPD_BRIDGE_NEXT, optional, the cache of another kernel, installed
 # after the packages (its headers only: DKMS's kernel hook builds the
-# module for it, here, under TCG); IBPD_BRIDGE_OTHER_SERIES, optional,
+# module for it, here, under TCG), and IBPD_BRIDGE_NEXT_SOURCE, its
+# linux-source (a stand-in whose siw differs from the kernel's by a
+# line); IBPD_BRIDGE_OTHER_SERIES, optional,
 # the directory of a kernel's image and headers packages (made on the
 # host), of a series the packages do not carry, installed after them
 # with apt.
 #
 # Lays out the stock kernel as its packages would (its RDMA and rxe
 # modules, its headers), installs the packages with apt as a user would
-# (README: apt install $(scripts/build/bridge-debs), with python3-pyverbs
+# (README: apt install linux-source-SERIES $(scripts/build/bridge-debs),
+# with python3-pyverbs
 # for rdma-core's tests: what the machine has of rdma-core and what the
 # import needs; no LD_LIBRARY_PATH, no RDMAV_DRIVERS), loads the
 # DKMS rdma_rxe and siw, brings up rxe0 over dummy0 and siw0 over dummy1 beside
@@ -251,7 +257,14 @@ prebuilt() {
 prebuilt
 
 t=$SECONDS
-apt_get install "${debs[@]}" > "$tap_out"
+# README's linux-source-$(uname -r | cut -d. -f1,2): this kernel's own
+# source, at its version (uname -v: "... Debian VERSION ...")
+series=$(uname -r | cut -d. -f1,2)
+kdeb=$(uname -v | sed -n 's/.* Debian \([^ ]*\) .*/\1/p')
+source_pkg=$(dpkg-deb -f "$IBPD_BRIDGE_SOURCE" Package Version | sed 's/^[^:]*: //' | paste -sd' ')
+[ "$source_pkg" = "linux-source-$series $kdeb" ]
+ok $? "the kernel's source: linux-source-$series $kdeb (${IBPD_BRIDGE_SOURCE##*/})"
+apt_get install "$IBPD_BRIDGE_SOURCE" "${debs[@]}" > "$tap_out"
 rc=$?
 cat "$tap_out"
 echo "# apt install \$(bridge-debs): $((SECONDS - t)) s"
@@ -289,6 +302,10 @@ rxever=$(modinfo -F version rdma_rxe 2> /dev/null)
 echo "# modinfo -F version rdma_rxe: $rxever"
 [[ $rxever == *import* ]]
 ok $? "modinfo rdma_rxe: a version that names import ($rxever)"
+import=$(modinfo -F import rdma_rxe 2> /dev/null)
+[[ $import == *": linux-source-$series $kdeb with "* ]] &&
+	[ -d "/var/lib/ibpd-rxe-dkms/$(dpkg-query -W -f='${Version}' ibpd-rxe-dkms)/$kdeb/rxe" ]
+ok $? "rdma_rxe is the kernel's own, $kdeb, with the patch (modinfo import: $import)"
 
 modprobe -q crc32_generic 2> /dev/null
 { modprobe rdma_rxe && modprobe dummy &&
@@ -461,7 +478,7 @@ if [ -n "${IBPD_BRIDGE_OTHER_SERIES:-}" ]; then
 	[ -s "/boot/initrd.img-$over" ]
 	ok $? "its initramfs made (/boot/initrd.img-$over): the hooks after DKMS's ran"
 	for d in rxe siw; do
-		grep -q "ibpd-$d-dkms: kernel $over is not supported: this package has the $d source of Linux .* only; nothing is built" "$tap_out"
+		grep -q "ibpd-$d-dkms: kernel $over is not supported: this package imports on Linux .* only; nothing is built" "$tap_out"
 		ok $? "ibpd-$d-dkms says why nothing is built for $over"
 	done
 	! ls "/lib/modules/$over/updates" > "$tap_out" 2>&1
@@ -490,9 +507,14 @@ if [ -n "${IBPD_BRIDGE_OTHER_SERIES:-}" ]; then
 	echo "# a kernel of another series: $((SECONDS - t)) s"
 fi
 
-# A kernel installed after the packages: DKMS's hook on its headers
-# builds and installs the module of each DKMS package for it. One
-# package proves the hook (the two dkms.conf are one template's,
+# A kernel installed after the packages, its headers before its source
+# (apt unpacks a kernel update's image, headers and linux-source in the
+# order it chooses): DKMS's hook on its headers builds nothing, and says
+# that its source is not at hand; then its linux-source (a stand-in whose
+# siw has a line the kernel's has not, as a stable update that changed
+# siw would): the packages' trigger on the tarball builds and installs
+# the module of each DKMS package for it, from that source. One
+# package proves it (the two dkms.conf are one template's,
 # packaging/ibpd-rdma-sw/dkms/dkms.conf.in; DKMS builds both for every
 # kernel of the matrix on the host: bridge.py's prebuild): siw, 8 files
 # against rdma_rxe's 21, each minutes under TCG. So ibpd-rxe-dkms goes
@@ -514,14 +536,27 @@ if [ -n "${IBPD_BRIDGE_NEXT:-}" ]; then
 	# vm-run does not take the VM for hung
 	( while sleep 60; do echo "# DKMS for $nver: building, $((SECONDS - t)) s"; done ) &
 	tick=$!
-	/etc/kernel/header_postinst.d/dkms "$nver" > "$tap_out" 2>&1
+	nseries=$(echo "$nver" | cut -d. -f1,2)
+	read -r npkg nkdeb <<< "$(dpkg-deb -f "$IBPD_BRIDGE_NEXT_SOURCE" Package Version | sed 's/^[^:]*: //' | paste -sd' ')"
+	/etc/kernel/header_postinst.d/dkms "$nver" > "$tap_out" 2>&1 &&
+		grep -q "ibpd-siw-dkms: kernel $nver: its own siw source, linux-source-$nseries $nkdeb, is not at hand.*nothing is built" "$tap_out" &&
+		! ls "/lib/modules/$nver/updates" >> "$tap_out" 2>&1
+	ok $? "a kernel installed later ($nver), its headers first: DKMS's hook exits 0, builds nothing, says its source is not at hand"
+	grep ibpd- "$tap_out" | sed 's/^/#   /'
+	apt_get install "$IBPD_BRIDGE_NEXT_SOURCE" > "$tap_out" 2>&1
 	rc=$?
 	kill "$tick"
 	wait "$tick" 2> /dev/null
-	echo "# DKMS for $nver (its headers installed): $((SECONDS - t)) s"
-	[ $rc = 0 ] && ls "/lib/modules/$nver/updates/dkms/siw.ko"* >> "$tap_out" 2>&1 &&
+	echo "# DKMS for $nver (its source installed): $((SECONDS - t)) s"
+	grep -E 'ibpd-|Error|error' "$tap_out" | sed 's/^/#   /'
+	siw=$(ls "/lib/modules/$nver/updates/dkms/siw.ko"* 2> /dev/null)
+	[ $rc = 0 ] && [ "$npkg" = "linux-source-$nseries" ] && [ -n "$siw" ] &&
 		! ls "/lib/modules/$nver/updates/dkms/rdma_rxe.ko"* >> "$tap_out" 2>&1
-	ok $? "a kernel installed later ($nver): DKMS builds and installs siw for it (no rdma_rxe: its package is gone)"
+	ok $? "then its source ($npkg $nkdeb): the trigger builds and installs siw for it (no rdma_rxe: its package is gone)"
+	stand_in=$(modinfo -F ibpd_stand_in "$siw" 2> /dev/null)
+	[ "$stand_in" = "$npkg $nkdeb, changed" ] &&
+		[[ $(modinfo -F import "$siw" 2> /dev/null) == *": $npkg $nkdeb with "* ]]
+	ok $? "its siw has that source's code, not another's (modinfo ibpd_stand_in: $stand_in)"
 else
 	skip "a kernel installed later: no second kernel given"
 fi
@@ -537,6 +572,9 @@ apt_get update > /dev/null
 back=() purge=()
 now=()
 while read -r p st v; do now[$p]=$st; done < <(deb_status)
+# the kernels' sources, which the machine did not have
+purge+=("linux-source-$series")
+[ -z "${npkg:-}" ] || [ "$npkg" = "linux-source-$series" ] || purge+=("$npkg")
 for p in "${names[@]}"; do
 	if [ -n "${had[$p]:-}" ]; then
 		back+=("$p=${had[$p]}")

@@ -147,12 +147,85 @@ def package(deb, field):
                           capture_output=True, text=True).stdout.strip()
 
 
+def kernel_source(ctx, kernel):
+    """(series, Debian version, kernel release, source tree) of the
+    kernel cached for kernel: the version its headers name
+    (include/generated/package.h, as dkms/ibpd-source reads it), the
+    series of its release, the linux-source tree kernel-fetch unpacked."""
+    kdir = kernel_dir(ctx.top, kernel)
+    with open(os.path.join(kdir, "kver")) as f:
+        kver = f.read().strip()
+    with open(os.path.join(kdir, "root", "usr", "src", "linux-headers-" + kver,
+                           "include", "generated", "package.h")) as f:
+        version = re.search(r'" Debian ([^ "]+)"', f.read()).group(1)
+    series = ".".join(kver.split("-")[0].split(".")[:2])
+    return series, version, kver, os.path.realpath(os.path.join(kdir,
+                                                                "source"))
+
+
+def source_deb(ctx, kernel):
+    """Debian's linux-source package of kernel's version, which
+    kernel-fetch downloaded into the cache."""
+    series, version, _, _ = kernel_source(ctx, kernel)
+    return cache(ctx, "debs", "linux-source-%s_%s_all.deb"
+                 % (series, version))
+
+
+def source_standin(ctx, kernel, changed=False):
+    """linux-source-SERIES at kernel's version, a stand-in made here:
+    /usr/src/linux-source-SERIES.tar.xz as Debian's (its top directory
+    linux-source-SERIES) but holding only drivers/infiniband/sw/rxe and
+    siw, all of it the DKMS packages read, unchanged from the kernel's
+    source (Debian's is 139 to 167 MB: minutes to unpack and decompress
+    under TCG). changed: siw as a stable update that changed it would be,
+    a line added to siw_main.c (modinfo's ibpd_stand_in field), so that
+    a module built from it shows whose code it has. Its path, or None (a
+    failed case)."""
+    series, version, _, tree = kernel_source(ctx, kernel)
+    d = ctx.path(OUT, "source-%s%s" % (kernel, "-changed" if changed else ""))
+    shutil.rmtree(d, ignore_errors=True)
+    top = "linux-source-" + series
+    sw = os.path.join(d, "tree", top, "drivers", "infiniband", "sw")
+    for drv in ("rxe", "siw"):
+        shutil.copytree(os.path.join(tree, "drivers", "infiniband", "sw", drv),
+                        os.path.join(sw, drv), symlinks=True)
+    if changed:
+        with open(os.path.join(sw, "siw", "siw_main.c"), "a") as f:
+            f.write('MODULE_INFO(ibpd_stand_in, "linux-source-%s %s, '
+                    'changed");\n' % (series, version))
+    pkg = os.path.join(d, "pkg")
+    os.makedirs(os.path.join(pkg, "DEBIAN"))
+    os.makedirs(os.path.join(pkg, "usr", "src"))
+    r = subprocess.run(["tar", "-cJf", os.path.join(pkg, "usr", "src",
+                                                    top + ".tar.xz"),
+                        "-C", os.path.join(d, "tree"), "--owner=0",
+                        "--group=0", top], capture_output=True, text=True)
+    with open(os.path.join(pkg, "DEBIAN", "control"), "w") as f:
+        f.write("Package: %s\nVersion: %s\nArchitecture: all\n"
+                "Maintainer: ibpd <ibpd@invalid>\nDescription: Linux "
+                "%s's drivers/infiniband/sw, a stand-in (ibpd's bridge "
+                "test)\n" % (top, version, series))
+    deb = os.path.join(d, "%s_%s_all.deb" % (top, version))
+    if not r.returncode:
+        r = subprocess.run(["dpkg-deb", "--root-owner-group", "-Zgzip",
+                            "-b", pkg, deb], capture_output=True, text=True)
+    if r.returncode:
+        ctx.lane.print(r.stdout + r.stderr)
+        ctx.fail("bridge-" + kernel, "the stand-in of " + top)
+        return None
+    shutil.rmtree(os.path.join(d, "tree"))
+    shutil.rmtree(pkg)
+    return deb
+
+
 def prebuild(ctx, kernel, debs):
     """DKMS's build of each DKMS package's module for kernel, on the host:
-    the directory of their NAME-VERSION.dkms.tar.gz, or None. Cached
-    under a hash of the package, the kernel's directory and
-    dkms-prebuild (make bridge-rxe's packages are the cache's: the same
-    bytes while their inputs are)."""
+    the directory of their NAME-VERSION.dkms.tar.gz, or None. The
+    packages that build from the kernel's linux-source (ibpd-rxe-dkms,
+    ibpd-siw-dkms) get Debian's, as users do (source_deb()). Cached
+    under a hash of the package, the kernel's directory, that source's
+    name and dkms-prebuild (make bridge-rxe's packages are the cache's:
+    the same bytes while their inputs are)."""
     out = ctx.path(OUT, "built-" + kernel)
     os.makedirs(out, exist_ok=True)
     for f in glob.glob(os.path.join(out, "*")):
@@ -170,6 +243,10 @@ def prebuild(ctx, kernel, debs):
         # build tree where it builds), the tools that build
         h.update(kdir.encode())
         h.update(os.path.realpath(os.path.join(kdir, "build")).encode())
+        src = []
+        if package(deb, "Package") != "ibpd-dkms":
+            src = ["--source", source_deb(ctx, kernel)]
+            h.update(src[1].encode())
         for tool_version in (["dkms", "--version"], ["gcc", "--version"]):
             h.update(subprocess.run(tool_version, capture_output=True)
                      .stdout)
@@ -180,7 +257,8 @@ def prebuild(ctx, kernel, debs):
             os.makedirs(tmp)
             log = os.path.join(ctx.out, "bridge-prebuild-%s.log" % kernel)
             with open(log, "a") as f:
-                rc = subprocess.run([tool, "--kernel", kernel, deb, tmp],
+                rc = subprocess.run([tool, "--kernel", kernel] + src +
+                                    [deb, tmp],
                                     stdout=f,
                                     stderr=subprocess.STDOUT).returncode
             if rc:
@@ -397,8 +475,12 @@ def section(kernel, later=(), first=False):
         built = prebuild(ctx, kernel, debs)
         if not built:
             return
+        source = source_standin(ctx, kernel)
+        if not source:
+            return
         env = {"IBPD_BRIDGE_BUILT": built,
                "IBPD_BRIDGE_DISTRO": distro,
+               "IBPD_BRIDGE_SOURCE": source,
                "IBPD_BRIDGE_DEBS": ctx.path(OUT, "install")}
         if first:
             other = other_kernel(ctx, kernel)
@@ -409,6 +491,10 @@ def section(kernel, later=(), first=False):
             d = kernel_dir(ctx.top, k)
             if headers_run_here(d):
                 env["IBPD_BRIDGE_NEXT"] = d
+                env["IBPD_BRIDGE_NEXT_SOURCE"] = source_standin(
+                    ctx, k, changed=True)
+                if not env["IBPD_BRIDGE_NEXT_SOURCE"]:
+                    return
                 break
         ctx.boot(env=env)
     return run
@@ -435,10 +521,12 @@ def vm_test(ctx, kernel, test):
         ctx.fail("vm-test", "module build for " + kernel)
         return
     built = prebuild(ctx, kernel, pk[0])
-    if not built:
+    source = built and source_standin(ctx, kernel)
+    if not source:
         return
     if not ctx.boot(["--run"] + test, vm=machine(kernel), guest=GUEST, env={
             "IBPD_BRIDGE_BUILT": built,
+            "IBPD_BRIDGE_SOURCE": source,
             "IBPD_BRIDGE_DEBS": ctx.path(OUT, "install")}):
         return
     # bridge_vm.sh's setup prints no TAP of its own: TEST's is all there is

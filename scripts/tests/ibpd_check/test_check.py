@@ -860,6 +860,10 @@ class Bridge(unittest.TestCase):
                 mock.patch.object(bridge, "stage", lambda ctx, d: None), \
                 mock.patch.object(bridge, "other_kernel",
                                   lambda ctx, k: "/other-" + k), \
+                mock.patch.object(bridge, "source_standin",
+                                  lambda ctx, k, changed=False:
+                                  "/source-" + k + ("-changed" if changed
+                                                    else "")), \
                 mock.patch.dict(bridge._packages, clear=True):
             return super().run(result)
 
@@ -896,6 +900,10 @@ class Bridge(unittest.TestCase):
             # a kernel of another series on the first kernel's boot
             self.assertEqual(env.get("IBPD_BRIDGE_OTHER_SERIES"),
                              "/other-6.1" if k == "6.1" else None)
+            # the kernel's source; the later kernel's, changed
+            self.assertEqual(env["IBPD_BRIDGE_SOURCE"], "/source-" + k)
+            self.assertEqual(env.get("IBPD_BRIDGE_NEXT_SOURCE"),
+                             "/source-7-changed" if k == "6.1" else None)
 
     def test_one_kernel(self):
         """A run of one kernel: no kernel installed later, a kernel of
@@ -932,6 +940,7 @@ class Bridge(unittest.TestCase):
                                 "--run", "ibpd", "--device", "rxe0",
                                 "demo"])
         self.assertNotIn("IBPD_BRIDGE_DISTRO", ctx.envs[0])
+        self.assertEqual(ctx.envs[0]["IBPD_BRIDGE_SOURCE"], "/source-6.12")
         self.assertEqual(self.built, [False])	# no lintian
 
 
