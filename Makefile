@@ -123,21 +123,28 @@ lib: provider $(B)/libibpd.pc $(B)/ibpd $(B)/ibpd-demo
 SYSLIB := $(B)/provider/abi$(provider-sys-abi)
 DVFLAGS := -I$(B)/provider/include -L$(SYSLIB) -libpd -libverbs
 
-# The tool runs from build/ (rpath), the installed one has none.
-$(B)/ibpd $(B)/install/ibpd: user/ibpd_tool.c user/scm_rights.h \
-		$(B)/provider/include/infiniband/ibpddv.h $(SYSLIB)/libibpd.so.1
-	@mkdir -p $(dir $@)
-	$(CC) $(UCFLAGS) -o $@ $< $(DVFLAGS) \
-		$(if $(findstring install,$@),,-Wl,-rpath,'$$ORIGIN/provider/abi$(provider-sys-abi)')
-
-# The demo alone, linked with the distribution's libibverbs only (no
-# libibpd, no rpath): an unmodified verbs program, as the bridge's
-# packages must run it (ibpd.1: the demo).
-$(B)/ibpd-demo: user/ibpd_tool.c user/scm_rights.h \
+# The tool (user/tool/, a file a job as iproute2's rdma/), each file
+# compiled once, into build/tool/.
+TOOL_OBJS := $(addprefix $(B)/tool/,options.o json.o devices.o pds.o demo.o)
+$(B)/tool/%.o: user/tool/%.c user/tool/tool.h \
 		$(B)/provider/include/infiniband/ibpddv.h
 	@mkdir -p $(dir $@)
-	$(CC) $(UCFLAGS) -DIBPD_VERBS_ONLY -I$(B)/provider/include -o $@ $< \
-		-libverbs
+	$(CC) $(UCFLAGS) -I$(B)/provider/include -c -o $@ $<
+$(B)/tool/demo.o: user/scm_rights.h
+
+# ibpd: every command, on libibpd. The one in build/ runs from there
+# (rpath), the installed one has none.
+$(B)/ibpd $(B)/install/ibpd: $(B)/tool/ibpd_tool.o $(TOOL_OBJS) \
+		$(SYSLIB)/libibpd.so.1
+	@mkdir -p $(dir $@)
+	$(CC) $(UCFLAGS) -o $@ $(filter %.o,$^) $(DVFLAGS) \
+		$(if $(findstring install,$@),,-Wl,-rpath,'$$ORIGIN/provider/abi$(provider-sys-abi)')
+
+# ibpd-demo: the demo alone, linked with the distribution's libibverbs
+# only (no libibpd, no rpath): an unmodified verbs program, as the bridge's
+# packages must run it (ibpd.1: the demo).
+$(B)/ibpd-demo: $(B)/tool/ibpd_demo.o $(B)/tool/options.o $(B)/tool/demo.o
+	$(CC) $(UCFLAGS) -o $@ $^ -libverbs
 
 # Paths relative to $(LIBDIR)/pkgconfig; remade every time, as PREFIX,
 # LIBDIR and INCDIR may differ from the last make.
