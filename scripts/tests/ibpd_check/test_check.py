@@ -6,6 +6,7 @@ harness program's output, the kernel's kselftest runner's (6.1's and
 over ibpd's kselftests), output nested one level deeper than the
 runner, and the writer."""
 
+import ast
 import contextlib
 import glob
 import io
@@ -19,6 +20,8 @@ from unittest import mock
 from . import bench, bridge, deb, kunit, proof, runner, sections, tap, vm
 
 LOGS = os.path.join(os.path.dirname(__file__), "..", "logs")
+TOP = os.path.realpath(os.path.join(os.path.dirname(__file__), "..", "..",
+                                    ".."))
 
 
 def log(name):
@@ -206,6 +209,49 @@ class Writer(unittest.TestCase):
         self.assertFalse(w.totals())
         self.assertIn("# planned 2 cases, ran 1", out.getvalue())
         self.assertTrue(out.getvalue().startswith("TAP version 13\n1..2\n"))
+
+    def test_staging_apart(self):
+        """One writer, scripts/lib's, which the staging writes with too
+        without importing this package: no module of ibpd_stage names
+        ibpd_check, and its writer works with scripts/upstream and
+        scripts/lib alone on the path."""
+        import ibpd_tap
+        self.assertIs(tap.Writer, ibpd_tap.Writer)
+        self.assertIs(tap.Counts, ibpd_tap.Counts)
+        upstream = os.path.join(TOP, "scripts", "upstream")
+        for path in glob.glob(os.path.join(upstream, "ibpd_stage", "*.py")):
+            with open(path) as f:
+                tree = ast.parse(f.read(), path)
+            for n in ast.walk(tree):
+                if isinstance(n, ast.Import):
+                    names = [a.name for a in n.names]
+                elif isinstance(n, ast.ImportFrom):
+                    names = [n.module or ""]
+                else:
+                    continue
+                self.assertNotIn("ibpd_check",
+                                 [x.split(".")[0] for x in names],
+                                 "%s:%d" % (path, n.lineno))
+        code = ("import importlib, pkgutil, sys\n"
+                "import ibpd_stage\n"
+                "for m in pkgutil.iter_modules(ibpd_stage.__path__):\n"
+                "    if m.name != '__main__':\n"
+                "        importlib.import_module('ibpd_stage.' + m.name)\n"
+                "from ibpd_stage.common import tap_writer\n"
+                "w = tap_writer()\n"
+                "w.ok(True, 'one')\n"
+                "w.totals()\n"
+                "print(type(w).__module__)\n"
+                "print(sorted(m for m in sys.modules if 'ibpd_check' in m))\n")
+        env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1",
+                   PYTHONPATH=os.pathsep.join(
+                       [upstream, os.path.join(TOP, "scripts", "lib")]))
+        p = subprocess.run([sys.executable, "-c", code], env=env, text=True,
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        self.assertEqual((p.returncode, p.stdout.splitlines()), (0, [
+            "TAP version 13", "ok 1 one", "1..1",
+            "# Totals: pass:1 fail:0 xfail:0 xpass:0 skip:0 error:0",
+            "ibpd_tap", "[]"]), p.stdout)
 
 
 class Runner(unittest.TestCase):

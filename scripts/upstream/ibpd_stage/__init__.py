@@ -2,7 +2,7 @@
 """The upstream series' staging and check, one module per job.
 
 common         the matrix's values, the logs, running commands, reading
-               patch files, the TAP writer (scripts/tests/ibpd_check/tap.py)
+               patch files, the TAP writer (scripts/lib/ibpd_tap.py)
 staging        stage-upstream: the three series, signed off with the
                caller's git identity, in out/upstream/
 recipients     To: and Cc: of each mail (get_maintainer.pl of the patched
@@ -20,6 +20,7 @@ series         stage open and stage write: a series of patch files as git
                commits on its base, and back
 
 __main__ is the entry point: scripts/upstream/stage runs it (and
-stage-upstream runs that), with ibpd_check (scripts/tests) beside this
-package on the path. Standard library only.
+stage-upstream runs that), with scripts/lib (the project's TAP writer,
+which make check writes with too) beside this package on the path.
+Standard library only, and nothing of the tests (scripts/tests).
 """

@@ -2,7 +2,7 @@
 """The three upstream series, and their check: the entry point of the
 ibpd_stage package (one module per job; its __init__ lists them), run as
 scripts/upstream/stage ARGS (python3 -m ibpd_stage, with this package and
-scripts/tests' ibpd_check on its path).
+scripts/lib on its path).
 
 stage stage [--check] [SERIES] (what scripts/upstream/stage-upstream
 runs): the series in out/upstream/, signed off with the caller's git

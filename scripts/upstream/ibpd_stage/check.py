@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 """stage-upstream --check: the staged series checked, as kselftest TAP
-(scripts/tests/ibpd_check/tap.py's writer, the plan counted and printed
+(scripts/lib/ibpd_tap.py's writer, the plan counted and printed
 with the totals).
 
 The mails first: staging refuses without a git identity; the numbering,

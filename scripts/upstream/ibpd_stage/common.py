@@ -2,13 +2,15 @@
 """What every job of the staging uses: the tree and the cache, the
 matrix's values (scripts/matrix.conf), the logs on stderr, commands run as
 subprocesses, patch files read, and the project's TAP writer
-(scripts/tests/ibpd_check/tap.py)."""
+(scripts/lib/ibpd_tap.py)."""
 
 import glob
 import os
 import re
 import subprocess
 import sys
+
+import ibpd_tap
 
 HERE = os.path.dirname(os.path.realpath(__file__))
 UPSTREAM = os.path.dirname(HERE)
@@ -131,10 +133,9 @@ def diff_lines(paths, name):
 
 
 def tap_writer():
-    """The project's one TAP writer (scripts/tests/ibpd_check/tap.py),
-    its plan counted: printed with the totals, at the end."""
-    from ibpd_check import tap
-    return tap.Writer()
+    """The project's one TAP writer (scripts/lib/ibpd_tap.py), its plan
+    counted: printed with the totals, at the end."""
+    return ibpd_tap.Writer()
 
 
 def ok(tap, good, desc, shown=None):
