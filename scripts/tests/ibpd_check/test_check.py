@@ -10,6 +10,7 @@ import ast
 import contextlib
 import glob
 import io
+import json
 import os
 import subprocess
 import sys
@@ -1031,43 +1032,132 @@ class BridgeLint(unittest.TestCase):
                 self.assertEqual(runs, [ch] * 3)
 
 class KUnit(unittest.TestCase):
-    """kunit.py's report read for its counts: its summary names only the
-    counts that are not 0, in colour on a terminal."""
+    """kunit.py's results read from its JSON (kunit.py parse --json),
+    not from its report, whose words differ from kernel to kernel and
+    are coloured on a terminal."""
+
+    SUITES = {"name": "KUnit Test Group", "sub_groups": [
+        {"name": "ibpd_pool", "sub_groups": [], "test_cases": [
+            {"name": "a", "status": "PASS"}, {"name": "b", "status": "PASS"},
+            {"name": "c", "status": "SKIP"}]},
+        {"name": "ibpd_pd", "test_cases": [
+            {"name": "d", "status": "FAIL"}, {"name": "", "status": "ERROR"}],
+         "sub_groups": [{"name": "param", "sub_groups": [], "test_cases": [
+             {"name": "e", "status": "PASS"},
+             {"name": "f", "status": "FAIL"}]}]}],
+        "test_cases": []}
 
     def test_counts(self):
-        self.assertEqual(kunit.counts(
-            "[12:00:01] Testing complete. Ran 33 tests: passed: 33\n"),
-            tap.Counts(33, 0, 0))
-        self.assertEqual(kunit.counts(
-            "\x1b[1;32mok\x1b[0m\n[12:00:01] Testing complete. Ran 9 tests:"
-            " passed: 5, failed: 1, skipped: 1, crashed: 1, errors: 1\n"),
-            tap.Counts(5, 3, 1))
-        self.assertIsNone(kunit.counts("[12:00:01] no tests run!\n"))
+        # every case once, a parameterised test's too
+        self.assertEqual(kunit.counts(self.SUITES), tap.Counts(3, 3, 1))
+        # 7.x's counts beside the cases ("misc") are not counted again
+        self.assertEqual(kunit.counts(dict(self.SUITES, misc={
+            "tests": 7, "passed": 3, "failed": 2, "crashed": 1,
+            "skipped": 1, "errors": 1})), tap.Counts(3, 3, 1))
+        # no KTAP at all: a group without a case
+        self.assertIsNone(kunit.counts({"name": "KUnit Test Group",
+                                        "sub_groups": [], "test_cases": []}))
 
-    def run_kunit(self, report, rc):
+    def run_kunit(self, report, rc, result=None, stale=None, lines=()):
+        """kunit.main() on a kunit.py that prints report, writes result
+        (unless None) as its JSON and exits with rc; stale: a JSON left
+        from an earlier run; lines: the KTAP's."""
         with tempfile.TemporaryDirectory() as d:
             t = os.path.join(d, "tools", "testing", "kunit")
             os.makedirs(t)
+            ktap = os.path.join(d, "kunit.ktap")
+            with open(ktap, "w") as f:
+                f.writelines(line + "\n" for line in lines)
+            out = os.path.join(d, "kunit.json")
+            if stale is not None:
+                with open(out, "w") as f:
+                    json.dump(stale, f)
             with open(os.path.join(t, "kunit.py"), "w") as f:
-                f.write("import sys\nassert sys.argv[1:] == ['parse', 'K']\n"
-                        "print(%r)\nsys.exit(%d)\n" % (report, rc))
-            out = io.StringIO()
-            with contextlib.redirect_stdout(out):
-                ret = kunit.main([d, "K"])
-        return ret, out.getvalue().splitlines()
+                f.write("import json, sys\n"
+                        "assert sys.argv[1:] == ['parse', %r, %r], sys.argv\n"
+                        "print(%r)\n" % ("--json=" + out, ktap, report))
+                if result is not None:
+                    f.write("json.dump(%r, open(%r, 'w'))\n" % (result, out))
+                f.write("sys.exit(%d)\n" % rc)
+            stdout = io.StringIO()
+            with contextlib.redirect_stdout(stdout):
+                ret = kunit.main([d, ktap])
+        return ret, stdout.getvalue().splitlines()
 
     def test_main(self):
+        ok = {"name": "KUnit Test Group", "sub_groups": [], "test_cases": [
+            {"name": "a", "status": "PASS"}, {"name": "b", "status": "PASS"}]}
         ret, out = self.run_kunit(
-            "Testing complete. Ran 2 tests: passed: 2", 0)
+            "Testing complete. Ran 2 tests: passed: 2", 0, ok)
+        self.assertEqual((ret, out[-1]), (0, tap.Counts(2).totals()))
+        # the counts are the JSON's, whatever the report's words (older
+        # kunit.py: "N tests run. N failed.", no colon after a count)
+        ret, out = self.run_kunit(
+            "Testing complete. 2 tests run. 0 failed. 0 crashed.", 0, ok)
         self.assertEqual((ret, out[-1]), (0, tap.Counts(2).totals()))
         # a failure: kunit.py's exit status and the count agree
         ret, out = self.run_kunit(
-            "Testing complete. Ran 2 tests: passed: 1, failed: 1", 1)
+            "Testing complete. Ran 2 tests: passed: 1, failed: 1", 1,
+            dict(ok, test_cases=[{"name": "a", "status": "PASS"},
+                                 {"name": "b", "status": "FAIL"}]))
         self.assertEqual((ret, out[-1]), (1, tap.Counts(1, 1).totals()))
-        # no summary at all: one failure, said so
-        ret, out = self.run_kunit("Traceback (most recent call last):", 1)
-        self.assertEqual((ret, out[-1]), (1, tap.Counts(failed=1).totals(
-            "no KUnit results")))
+        # kunit.py failed without a failed case (all skipped): exit 1
+        ret, out = self.run_kunit("Testing complete. Ran 1 tests: skipped: 1",
+                                  1, dict(ok, test_cases=[
+                                      {"name": "a", "status": "SKIP"}]))
+        self.assertEqual((ret, out[-1]), (1, tap.Counts(skipped=1).totals()))
+        # a suite without its result line, all its cases passed (kunit.py
+        # before 7.x: exit 0): one failure, as for a program that ran
+        # other than its plan
+        ktap = ["KTAP version 1", "1..2", "    KTAP version 1",
+                "    # Subtest: s1", "    1..1", "    ok 1 a", "ok 1 s1",
+                "    KTAP version 1", "    # Subtest: s2", "    1..1",
+                "    ok 1 b"]
+        ret, out = self.run_kunit("Testing complete. Ran 2 tests: passed: 2,"
+                                  " errors: 1", 0, ok, lines=ktap)
+        self.assertEqual((ret, out[-1]), (1, tap.Counts(2, 1).totals(
+            "planned 2 suites, ran 1")))
+        ret, out = self.run_kunit("", 0, ok, lines=ktap + ["ok 2 s2"])
+        self.assertEqual((ret, out[-1]), (0, tap.Counts(2).totals()))
+        # no JSON at all, and not an earlier run's: one failure, said so
+        for stale in (None, ok):
+            ret, out = self.run_kunit("Traceback (most recent call last):",
+                                      1, stale=stale)
+            self.assertEqual((ret, out[-1]), (1, tap.Counts(
+                failed=1).totals("no KUnit results")))
+
+    def test_recorded(self):
+        """The debug boot's KTAP as recorded (scripts/tests/logs/
+        kunit-debug.ktap, 36 cases in 5 suites), and changed, through the
+        kunit.py of a kernel in the cache, when there is one."""
+        cache = subprocess.run([os.path.join(TOP, "scripts", "build",
+                                              "cache-dir")],
+                               stdout=subprocess.PIPE, text=True).stdout
+        found = sorted(glob.glob(os.path.join(
+            cache.strip(), "kernels", "*", "source", "tools", "testing",
+            "kunit", "kunit.py")))
+        if not found:
+            self.skipTest("no kernel source with kunit.py in the cache")
+        ksrc = os.path.dirname(os.path.dirname(os.path.dirname(
+            os.path.dirname(found[0]))))
+        with open(os.path.join(LOGS, "kunit-debug.ktap")) as f:
+            recorded = f.readlines()
+        # as recorded; a suite's result line lost; a case failed
+        for lines, want in (
+                (recorded, (0, tap.Counts(36).totals())),
+                ([x for x in recorded if not x.startswith("ok 1 ")],
+                 (1, tap.Counts(36, 1).totals("planned 5 suites, ran 4"))),
+                ([x.replace("    ok 3 ", "    not ok 3 ") for x in recorded],
+                 (1, tap.Counts(31, 5).totals()))):
+            with tempfile.TemporaryDirectory() as d:
+                ktap = os.path.join(d, "kunit.ktap")
+                with open(ktap, "w") as k:
+                    k.writelines(lines)
+                stdout = io.StringIO()
+                with contextlib.redirect_stdout(stdout):
+                    ret = kunit.main([ksrc, ktap])
+            self.assertEqual((ret, stdout.getvalue().splitlines()[-1]), want,
+                             stdout.getvalue())
 
 
 class TapResult(unittest.TestResult):
