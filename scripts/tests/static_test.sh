@@ -142,6 +142,53 @@ grep -A 1 -xF 'sudo apt install linux-headers-$(uname -r) linux-source-$(uname -
 	grep -qxF 'apt_get install "$IBPD_BRIDGE_SOURCE" "${debs[@]}" > "$tap_out"' "$top/selftests/vm/bridge_vm.sh"
 ok $? "README's bridge install command (linux-source-X.Y, scripts/build/bridge-debs') is the one the bridge sections run"
 
+# The DKMS packages' version moves with what they carry: the commit that
+# last changed ibpd-rdma-sw's inputs (its packaging, the import patches
+# 0003 and 0004, their backports) is no later than the last one that
+# changed its version (the changelog's first line), or the version is
+# being changed (not committed yet), so that apt upgrades a rebuilt
+# package and DKMS builds it (Documentation/ibpd.rst, "Versions").
+chl=packaging/ibpd-rdma-sw/debian/changelog
+inputs=(packaging/ibpd-rdma-sw patches/bridge patches/core/next/0003-*.patch
+	patches/core/next/0004-*.patch ":!$chl")
+if git -C "$top" rev-parse -q --verify HEAD > /dev/null &&
+	[ "$(git -C "$top" rev-parse --is-shallow-repository)" = false ]; then
+	head1() { git -C "$top" show "$1:$chl" 2> /dev/null | head -n 1; }
+	last_in=$(cd "$top" && git log -1 --format=%H -- "${inputs[@]}")
+	last_v=
+	for c in $(git -C "$top" log --format=%H -- "$chl"); do
+		[ "$(head1 "$c")" = "$(head1 "$c^")" ] || { last_v=$c; break; }
+	done
+	dirty=$(cd "$top" && git status --porcelain -- "${inputs[@]}")
+	[ "$(head -n 1 "$top/$chl")" != "$(head1 HEAD)" ] ||
+		{ [ -n "$last_v" ] && [ -z "$dirty" ] &&
+			git -C "$top" merge-base --is-ancestor "$last_in" "$last_v"; }
+	ok $? "ibpd-rdma-sw: its version ($(dpkg-parsechangelog -l "$top/$chl" -S Version)) moved with its inputs (last changed in ${last_in:0:12}, version in ${last_v:0:12}${dirty:+, uncommitted changes})"
+else
+	skip "ibpd-rdma-sw's version against its inputs: no git history here"
+fi
+
+# The bridge's rdma-core version against Debian's, as ibpd.rst's
+# "Versions" says: apt installs it over bookworm's (and a stable update
+# of it) and Debian's 65.0-1; Debian's next revision of 65.0, every later
+# release and a later suite's build of the bridge replace it; trixie's
+# 56.1 does not (what it does not do: a dist-upgrade keeps it).
+bv=$("$top/scripts/build/bridge-rdma-core" --version)
+while read -r other op why; do
+	dpkg --compare-versions "$other" "$op" "$bv"
+	ok $? "the bridge's rdma-core $bv: $other $op it ($why)"
+done <<-EOF
+	44.0-2 lt bookworm's: the bridge installs over it
+	44.0-2+deb12u1 lt a stable update of bookworm's: does not replace it
+	65.0-1 lt Debian's 65.0 it is built from
+	65.0-1+ibpd1~bpo12+1 lt the bridge's first: an upgrade replaces it
+	65.0-1.1 gt Debian's next revision of 65.0: replaces it
+	65.0-2 gt Debian's next revision of 65.0: replaces it
+	66.0-1 gt a later release: replaces it
+	${bv%~*}~trixie1 gt the bridge's build for trixie: replaces it on a dist-upgrade
+	56.1-1 lt trixie's: a dist-upgrade to trixie alone keeps the bridge's
+EOF
+
 # The upstream series' patch files are what git format-patch writes of
 # them (names, diffs): opened as commits on their base (scripts/upstream/
 # stage open) and written back into a copy of patches/, nothing changes.

@@ -244,9 +244,9 @@ deb_status() {
 
 # The host's builds of the DKMS packages' modules, where their postinst
 # looks (TARBALL_ROOT): NAME-VERSION.dkms.tar.gz in /usr/share/NAME-dkms.
-prebuilt() {
+prebuilt() {	# prebuilt [DIR]: those of DIR (default IBPD_BRIDGE_BUILT)
 	local t n
-	for t in "$IBPD_BRIDGE_BUILT"/*.dkms.tar.gz; do
+	for t in "${1:-$IBPD_BRIDGE_BUILT}"/*.dkms.tar.gz; do
 		[ -e "$t" ] || continue
 		n=${t##*/}
 		n=${n%.dkms.tar.gz}
@@ -460,6 +460,9 @@ done
 # present: DKMS's "Skipped.". On the first kernel of the run
 # (IBPD_BRIDGE_OTHER_SERIES: the directory of the two packages, made on
 # the host, scripts/tests/ibpd_check/bridge.py's other_kernel()).
+# IBPD_BRIDGE_REBUILT, optional: the DKMS packages rebuilt with a new
+# version and nothing else changed, and DKMS's builds of them for this
+# kernel (bridge.py's rebuilt()), installed over the first.
 if [ -n "${IBPD_BRIDGE_OTHER_SERIES:-}" ]; then
 	over=$(echo "$IBPD_BRIDGE_OTHER_SERIES"/linux-image-*.deb)
 	over=${over##*/linux-image-}
@@ -505,6 +508,38 @@ if [ -n "${IBPD_BRIDGE_OTHER_SERIES:-}" ]; then
 	ok $? "what it took away again (${added//$'\n'/ })"
 	: > "$apt_lists.list"
 	echo "# a kernel of another series: $((SECONDS - t)) s"
+fi
+
+# A rebuild of the DKMS packages (a new version, as a new make bridge-rxe
+# with changed patches has) installed over them with apt: the old
+# version's modules go, the new one's are installed for this kernel,
+# from the sources taken out at the first install (no linux-source
+# read again; the host's builds of the new version, as at the install),
+# and its patched sources replace the old version's.
+if [ -n "${IBPD_BRIDGE_REBUILT:-}" ]; then
+	v_old=$(dpkg-query -W -f='${Version}' ibpd-rxe-dkms)
+	mapfile -t again < <(ls "$IBPD_BRIDGE_REBUILT"/*.deb)
+	v_new=$(dpkg-deb -f "${again[0]}" Version)
+	prebuilt "$IBPD_BRIDGE_REBUILT"
+	apt_get install "${again[@]}" > "$tap_out" 2>&1
+	rc=$?
+	grep -E 'ibpd-|Loading|Building|Error' "$tap_out" | sed 's/^/#   /'
+	dpkg --compare-versions "$v_new" gt "$v_old" && [ $rc = 0 ] &&
+		[ "$(dpkg-query -W -f='${Version} ' ibpd-rxe-dkms ibpd-siw-dkms)" = "$v_new $v_new " ]
+	ok $? "apt install of the DKMS packages rebuilt, $v_new over $v_old: both upgraded"
+	dkms status > /tmp/dkms.status 2>&1
+	for d in rxe siw; do
+		mod=rdma_rxe
+		[ $d = rxe ] || mod=siw
+		grep -q "^ibpd-$d/$v_new, $kver, .*: installed" /tmp/dkms.status &&
+			! grep -q "^ibpd-$d/$v_old," /tmp/dkms.status &&
+			[ "$(modinfo -F version "$mod")" = "${rxever%-import*}-import$v_new" ] &&
+			[ -d "/var/lib/ibpd-$d-dkms/$v_new/$kdeb/$d" ] && [ ! -e "/var/lib/ibpd-$d-dkms/$v_old" ] &&
+			! grep -q "taking drivers/infiniband/sw/$d out" "$tap_out"
+		ok $? "ibpd-$d-dkms $v_new: its $mod installed for $kver ($(modinfo -F version "$mod")), $v_old's gone, from the source taken out before"
+	done
+	sed 's/^/#   /' /tmp/dkms.status
+	rm -f /usr/share/ibpd-*-dkms/*.dkms.tar.gz
 fi
 
 # A kernel installed after the packages, its headers before its source

@@ -218,15 +218,16 @@ def source_standin(ctx, kernel, changed=False):
     return deb
 
 
-def prebuild(ctx, kernel, debs):
+def prebuild(ctx, kernel, debs, name="built-"):
     """DKMS's build of each DKMS package's module for kernel, on the host:
     the directory of their NAME-VERSION.dkms.tar.gz, or None. The
     packages that build from the kernel's linux-source (ibpd-rxe-dkms,
     ibpd-siw-dkms) get Debian's, as users do (source_deb()). Cached
     under a hash of the package, the kernel's directory, that source's
     name and dkms-prebuild (make bridge-rxe's packages are the cache's:
-    the same bytes while their inputs are)."""
-    out = ctx.path(OUT, "built-" + kernel)
+    the same bytes while their inputs are). name: the directory's, before
+    kernel, under OUT."""
+    out = ctx.path(OUT, name + kernel)
     os.makedirs(out, exist_ok=True)
     for f in glob.glob(os.path.join(out, "*")):
         os.unlink(f)
@@ -270,6 +271,56 @@ def prebuild(ctx, kernel, debs):
         for t in glob.glob(os.path.join(c, "*.dkms.tar.gz")):
             shutil.copy(t, out)
     return out
+
+
+# The version of rebuilt(): make bridge-rxe's, and this after it.
+REBUILD = "+ibpdtest1"
+
+
+def rebuilt(ctx, kernel):
+    """The DKMS packages of make bridge-rxe rebuilt with a new version
+    (REBUILD after theirs, a changelog entry of the same date: the same
+    bytes each run) and nothing else changed, as a new make bridge-rxe
+    would be, and DKMS's builds of them for kernel (prebuild()): the
+    directory of both, or None (a failed case)."""
+    dsc = glob.glob(ctx.path(OUT, "rxe", "*.dsc"))
+    d = ctx.path(OUT, "rebuilt")
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    tree = os.path.join(d, "src")
+    log = os.path.join(ctx.out, "bridge-rebuilt.log")
+    with open(log, "w") as f:
+        def run(cmd, cwd=d, env=None):
+            return subprocess.run(cmd, cwd=cwd, stdout=f, env=env,
+                                  stderr=subprocess.STDOUT).returncode == 0
+        ok = len(dsc) == 1 and run(["dpkg-source", "-x", dsc[0], tree])
+        if ok:
+            chl = os.path.join(tree, "debian", "changelog")
+            v = subprocess.run(["dpkg-parsechangelog", "-l", chl, "-S",
+                                "Version"], capture_output=True,
+                               text=True).stdout.strip()
+            date = subprocess.run(["dpkg-parsechangelog", "-l", chl, "-S",
+                                   "Date"], capture_output=True,
+                                  text=True).stdout.strip()
+            env = dict(os.environ, DEBFULLNAME="ibpd's bridge test",
+                       DEBEMAIL="ibpd@invalid")
+            ok = (run(["dch", "-c", chl, "-v", v + REBUILD, "-D",
+                       "bookworm", "--force-distribution",
+                       "A rebuild, nothing else changed (ibpd's bridge "
+                       "test)."], cwd=tree, env=env) and
+                  run(["sed", "-i", "5s/>  .*/>  %s/" % date, chl]) and
+                  run(["dpkg-buildpackage", "-us", "-uc", "-b"], cwd=tree))
+    debs = sorted(glob.glob(os.path.join(d, "*.deb")))
+    if not ok or not debs:
+        ctx.fail("bridge-" + kernel, "a rebuild of make bridge-rxe's "
+                 "packages (log: %s)" % log)
+        return None
+    built = prebuild(ctx, kernel, debs, name="rebuilt-")
+    if not built:
+        return None
+    for deb in debs:
+        shutil.copy(deb, built)
+    return built
 
 
 # What installing a kernel runs besides DKMS, where this machine lacks it
@@ -487,6 +538,10 @@ def section(kernel, later=(), first=False):
             if not other:
                 return
             env["IBPD_BRIDGE_OTHER_SERIES"] = other
+            again = rebuilt(ctx, kernel)
+            if not again:
+                return
+            env["IBPD_BRIDGE_REBUILT"] = again
         for k in later:
             d = kernel_dir(ctx.top, k)
             if headers_run_here(d):

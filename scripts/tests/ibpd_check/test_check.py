@@ -911,6 +911,8 @@ class Bridge(unittest.TestCase):
                                   lambda ctx, k, changed=False:
                                   "/source-" + k + ("-changed" if changed
                                                     else "")), \
+                mock.patch.object(bridge, "rebuilt",
+                                  lambda ctx, k: "/rebuilt-" + k), \
                 mock.patch.dict(bridge._packages, clear=True):
             return super().run(result)
 
@@ -947,10 +949,13 @@ class Bridge(unittest.TestCase):
             # a kernel of another series on the first kernel's boot
             self.assertEqual(env.get("IBPD_BRIDGE_OTHER_SERIES"),
                              "/other-6.1" if k == "6.1" else None)
-            # the kernel's source; the later kernel's, changed
+            # the kernel's source; the later kernel's, changed; the
+            # packages rebuilt, on the first kernel's boot
             self.assertEqual(env["IBPD_BRIDGE_SOURCE"], "/source-" + k)
             self.assertEqual(env.get("IBPD_BRIDGE_NEXT_SOURCE"),
                              "/source-7-changed" if k == "6.1" else None)
+            self.assertEqual(env.get("IBPD_BRIDGE_REBUILT"),
+                             "/rebuilt-6.1" if k == "6.1" else None)
 
     def test_one_kernel(self):
         """A run of one kernel: no kernel installed later, a kernel of
