@@ -8,7 +8,7 @@
 set -u
 # shellcheck source=selftests/lib/tap.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../../selftests/lib/tap.sh"
-tap_setup 65
+tap_setup 67
 trap 'rm -rf "$tmp" "$top"/scripts/tests/untracked-*' EXIT
 
 # The matrix (scripts/matrix.conf) and its reader: what make reads of it
@@ -122,6 +122,15 @@ expect_rc 1 "soak-report: kmemleak's suspects fail the run" soak soak-leak.log 0
 expect_rc 1 "soak-report: a splat fails the run" soak soak-pass.log 0 1 0
 expect_rc 1 "soak-report: an hour's targets (1M ops, 1M calls, 100 events) missed" \
 	soak soak-pass.log 0 0 1
+
+# A backport's one check (scripts/upstream/backport-check): a line of the
+# patch's changed, or its message, each fails it.
+sed 's/^+\t\.query_ucontext = /+\t.query_ucontext =  /' "$top"/patches/bridge/6.1/*.patch > "$tmp/bp"
+expect_rc 1 "backport-check: a backport that changes another line" \
+	"$top/scripts/upstream/backport-check" "$top"/patches/core/next/*-RDMA-rxe-*.patch "$tmp/bp"
+sed '3s/^/Then /' "$top"/patches/bridge/6.1/*.patch > "$tmp/bp"
+expect_rc 1 "backport-check: a backport whose message is another" \
+	"$top/scripts/upstream/backport-check" "$top"/patches/core/next/*-RDMA-rxe-*.patch "$tmp/bp"
 
 # Guest-side runners refuse the host, naming how they are started.
 expect_rc 2 "run_one.sh on the host: refused" "$top/selftests/vm/run_one.sh" ibpd_test

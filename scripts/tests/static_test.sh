@@ -5,8 +5,8 @@
 # builds with W=1 and sparse (C=2) without a warning (sid's sparse, built by
 # scripts/build/sparse-fetch, where bookworm's is too old for the headers),
 # checkpatch --strict is clean, the shell scripts pass shellcheck and the
-# Python ones pyflakes, the bridge's backports (patches/bridge) change
-# exactly the lines of the patches they backport, the bridge package's
+# Python ones pyflakes, the bridge's backports (patches/bridge) are the
+# patches they backport with a note and no other line, the bridge package's
 # debian/copyright gives each patch the licence of the files it changes,
 # no debian/control names a kernel headers package, the upstream series'
 # patch files are git format-patch's, ibpddv_is_supported(3)
@@ -90,16 +90,21 @@ ok $? "shellcheck: $(echo "$scripts" | wc -w) shell scripts, no finding"
 (cd "$top" && pyflakes3 $pys) > "$tmp/out" 2>&1
 ok $? "pyflakes: $(echo "$pys" | wc -w) Python scripts, no finding"
 
-# The bridge's backports (patches/bridge/SERIES/NNNN-*.patch) change
-# exactly the lines of the patch of next/ they backport, in order; the
-# bridge's package build checks the same (packaging/ibpd-rdma-sw/debian/assemble).
-changed() { sed -n '/^diff --git/,$ { /^+++ /d; /^--- /d; /^[-+]/p; }' "$1"; }
+# The bridge's backports (patches/bridge/SERIES/*.patch) are the patch of
+# next/ with their subject in the stable rules' form: its message with a
+# note, exactly its lines in order (scripts/upstream/backport-check, which
+# the bridge's package build runs too: packaging/ibpd-rdma-sw/debian/assemble).
 for bp in "$top"/patches/bridge/*/*.patch; do
 	[ -f "$bp" ] || continue
-	up=$top/patches/core/next/$(basename "$bp")
 	s=$(basename "$(dirname "$bp")")
-	diff -u <(changed "$up") <(changed "$bp") > "$tmp/out" 2>&1
-	ok $? "patches/bridge/$s/$(basename "$bp"): the lines of next/'s, no other"
+	if up=$(grep -lxF "$(head -n 1 "$bp")" "$top"/patches/core/next/*.patch); then
+		(cd "$top" && scripts/upstream/backport-check "${up#"$top"/}" \
+			"${bp#"$top"/}") > "$tmp/out" 2>&1
+	else
+		echo "no patch of patches/core/next/ has its subject" > "$tmp/out"
+		false
+	fi
+	ok $? "patches/bridge/$s/$(basename "$bp"): next/'s patch of its subject with a note, its lines and no other"
 done
 
 # The bridge's package says of each patch the licence of the files it
