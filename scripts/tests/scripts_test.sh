@@ -8,7 +8,7 @@
 set -u
 # shellcheck source=selftests/lib/tap.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../../selftests/lib/tap.sh"
-tap_setup 67
+tap_setup 68
 trap 'rm -rf "$tmp" "$top"/scripts/tests/untracked-*' EXIT
 
 # The matrix (scripts/matrix.conf) and its reader: what make reads of it
@@ -131,6 +131,22 @@ expect_rc 1 "backport-check: a backport that changes another line" \
 sed '3s/^/Then /' "$top"/patches/bridge/6.1/*.patch > "$tmp/bp"
 expect_rc 1 "backport-check: a backport whose message is another" \
 	"$top/scripts/upstream/backport-check" "$top"/patches/core/next/*-RDMA-rxe-*.patch "$tmp/bp"
+
+# bridge-rxe finds the patches it carries by their subjects: in a copy
+# of the tree whose patches are numbered anew (0003 is 0013, ...), the
+# same patches (--patches), not a number's.
+mkdir -p "$tmp/renum/scripts/build"
+cp "$top/scripts/build/bridge-rxe" "$top/scripts/build/cache-dir" "$tmp/renum/scripts/build/"
+cp -a "$top/patches" "$tmp/renum/"
+for p in "$tmp"/renum/patches/*/*.patch "$tmp"/renum/patches/*/*/*.patch; do
+	b=${p##*/}
+	mv "$p" "${p%/*}/$(printf %04d $((10#${b%%-*} + 10)))-${b#*-}"
+done
+"$top/scripts/build/bridge-rxe" --patches > "$tmp/want" &&
+	"$tmp/renum/scripts/build/bridge-rxe" --patches > "$tmp/out" 2>&1 &&
+	[ "$(wc -l < "$tmp/want")" -ge 2 ] &&
+	[ "$(sed 's|/000\([0-9]\)-|/001\1-|' "$tmp/want")" = "$(cat "$tmp/out")" ]
+ok $? "bridge-rxe: the patches it carries found by their subjects, whatever their numbers"
 
 # Guest-side runners refuse the host, naming how they are started.
 expect_rc 2 "run_one.sh on the host: refused" "$top/selftests/vm/run_one.sh" ibpd_test

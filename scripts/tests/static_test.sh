@@ -148,14 +148,16 @@ grep -A 1 -xF 'sudo apt install linux-headers-$(uname -r) linux-source-$(uname -
 ok $? "README's bridge install command (linux-source-X.Y, scripts/build/bridge-debs') is the one the bridge sections run"
 
 # The DKMS packages' version moves with what they carry: the commit that
-# last changed ibpd-rdma-sw's inputs (its packaging, the import patches
-# 0003 and 0004, their backports) is no later than the last one that
-# changed its version (the changelog's first line), or the version is
-# being changed (not committed yet), so that apt upgrades a rebuilt
-# package and DKMS builds it (Documentation/ibpd.rst, "Versions").
+# last changed ibpd-rdma-sw's inputs (its packaging, backport-check, the
+# import patches and their backports: bridge-rxe --patches) is no later
+# than the last one that changed its version (the changelog's first
+# line), or the version is being changed (not committed yet), so that apt
+# upgrades a rebuilt package and DKMS builds it (Documentation/ibpd.rst,
+# "Versions").
 chl=packaging/ibpd-rdma-sw/debian/changelog
-inputs=(packaging/ibpd-rdma-sw patches/bridge patches/core/next/0003-*.patch
-	patches/core/next/0004-*.patch ":!$chl")
+mapfile -t carried < <("$top/scripts/build/bridge-rxe" --patches)
+inputs=(packaging/ibpd-rdma-sw scripts/upstream/backport-check "${carried[@]}"
+	":!$chl")
 if git -C "$top" rev-parse -q --verify HEAD > /dev/null &&
 	[ "$(git -C "$top" rev-parse --is-shallow-repository)" = false ]; then
 	head1() { git -C "$top" show "$1:$chl" 2> /dev/null | head -n 1; }

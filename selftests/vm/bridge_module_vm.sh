@@ -11,9 +11,10 @@
 # selftests/bridge/query_context.c) on it:
 # QUERY_CONTEXT must fail with EOPNOTSUPP on the stock rxe0 and answer on
 # ours, rxe0 and siw0. SHARED_UCONTEXT, when given: the rdma kselftest
-# of patches/core/next/0006 (a uverbs file shared by two processes; make
-# upstream-proof builds it into the cache's upstream kernel directory,
-# ksft-rdma-*/rdma/shared_ucontext), run on our rxe0 and siw0. One line
+# of patches/core/next/ "selftests/rdma: Add a test of a uverbs file
+# shared by two processes" (make upstream-proof builds it into the
+# cache's upstream kernel directory, ksft-rdma-*/rdma/shared_ucontext),
+# run on our rxe0 and siw0. One line
 # per case, "bridge-vm: pass|fail DESC", after the case's output; exit
 # status 0 when all passed.
 set -u
