@@ -8,7 +8,7 @@
 set -u
 # shellcheck source=selftests/lib/tap.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../../selftests/lib/tap.sh"
-tap_setup 68
+tap_setup 75
 trap 'rm -rf "$tmp" "$top"/scripts/tests/untracked-*' EXIT
 
 # The matrix (scripts/matrix.conf) and its reader: what make reads of it
@@ -122,6 +122,79 @@ expect_rc 1 "soak-report: kmemleak's suspects fail the run" soak soak-leak.log 0
 expect_rc 1 "soak-report: a splat fails the run" soak soak-pass.log 0 1 0
 expect_rc 1 "soak-report: an hour's targets (1M ops, 1M calls, 100 events) missed" \
 	soak soak-pass.log 0 0 1
+
+# The kernel series edited as commits (scripts/upstream/stage open and
+# write): opened into a repository here, written back into a copy of
+# patches/, never the checkout's. Unchanged, nothing changes, the bridge's
+# backports included; a line of the rxe patch edited, both backports are
+# made again with it; the patch reworded, their messages follow; a change
+# that no backport can take is refused, its hunk named, nothing written.
+stage=$top/scripts/upstream/stage sr=$tmp/series
+git_() {
+	(cd "$sr" && env GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 \
+		GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@invalid GIT_COMMITTER_NAME=t \
+		GIT_COMMITTER_EMAIL=t@invalid git "$@")
+}
+# on_rxe CMD...: CMD run in the repository stopped at the rxe patch (git
+# rebase -i, "edit"), the commit amended with what it changed
+on_rxe() {
+	local c
+	c=$(git_ log --format=%h --grep='^RDMA/rxe: ' series) &&
+		GIT_SEQUENCE_EDITOR="sed -i 's/^pick $c /edit $c /'" \
+			git_ rebase -q -i "$(git_ rev-list --max-parents=0 series)" &&
+		(cd "$sr" && "$@") && git_ commit -q -a --amend --no-edit &&
+		git_ rebase --continue > /dev/null
+}
+rxe=drivers/infiniband/sw/rxe/rxe_verbs.c
+backports_ok() {	# the copy's backports, each of the copy's rxe patch
+	local bp
+	for bp in "$tmp"/top/patches/bridge/*/*.patch; do
+		"$top/scripts/upstream/backport-check" \
+			"$tmp"/top/patches/core/next/*-RDMA-rxe-*.patch "$bp" || return 1
+	done
+}
+# the copy's files that differ from the checkout's
+changed_() { diff -rq "$top/patches" "$tmp/top/patches" | sed "s|.*$top/patches/||; s| and .*||"; }
+mkdir -p "$tmp/top"
+cp -a "$top/patches" "$tmp/top/"
+bridges=$(for d in "$top"/patches/bridge/*/; do d=${d%/}; printf 'bridge/%s ' "${d##*/}"; done)
+# shellcheck disable=SC2086 # the branches' names: words
+"$stage" open kernel "$sr" > "$tmp/open" 2> "$tmp/out" &&
+	[ "$(cat "$tmp/open")" = "$sr" ] &&
+	! printf '%s\n' $bridges |
+		grep -qvxF "$(git_ for-each-ref --format='%(refname:short)' refs/heads/bridge/)" &&
+	[ "$(git_ rev-parse --abbrev-ref HEAD)" = series ]
+ok $? "stage open kernel DIR: the series on branch series, each bridge series' backports on one of their own (${bridges% })"
+"$stage" write "$sr" "$tmp/top" > "$tmp/out" 2>&1 && [ -z "$(changed_)" ]
+ok $? "stage write: the series as opened, written back, changes no file (the backports' included)"
+on_rxe sed -i 's/all there is to tell of it\./all there is to tell of it, no more./' "$rxe" \
+	> "$tmp/out" 2>&1 &&
+	"$stage" write "$sr" "$tmp/top" >> "$tmp/out" 2>&1 &&
+	[ "$(changed_ | sed 's|/[^/]*$||' | paste -sd' ')" = "bridge/6.1 bridge/6.12 core/next" ] &&
+	[ "$(grep -lxF '+ * is mmap()ed: the core'"'"'s attributes are all there is to tell of it, no more.' \
+		"$tmp"/top/patches/*/*/0*.patch | wc -l)" = 3 ] &&
+	backports_ok >> "$tmp/out" 2>&1
+ok $? "stage write: a line of the rxe patch edited, the patch and both backports have it (backport-check), no other file changed"
+reword() { GIT_EDITOR="sed -i 's/$1/$2/'" git_ commit -q --amend; }
+on_rxe reword 'which has nothing to add to them' 'which adds nothing to them' \
+	> "$tmp/out" 2>&1 &&
+	"$stage" write "$sr" "$tmp/top" >> "$tmp/out" 2>&1 &&
+	[ "$(grep -l '^Add rxe_query_ucontext(), which adds nothing to them\.$' "$tmp"/top/patches/*/*/0*.patch | wc -l)" = 3 ] &&
+	backports_ok >> "$tmp/out" 2>&1
+ok $? "stage write: the rxe patch reworded, each backport's message is its new one with the backport's note"
+cp -a "$tmp/top" "$tmp/top.was"
+# the ops line moved next to one that 6.1's rxe_dev_ops does not have there
+on_rxe sed -i -e '/^\t\.query_ucontext = rxe_query_ucontext,$/d' \
+	-e 's/^\t\.rereg_user_mr = rxe_rereg_user_mr,$/&\n\t.query_ucontext = rxe_query_ucontext,/' "$rxe" \
+	> "$tmp/out" 2>&1
+expect_rc 1 "stage write: a change that a backport cannot take is refused" "$stage" write "$sr" "$tmp/top"
+grep -q '^stage: patches/bridge/6.1: the change to "RDMA/rxe: .*" does not apply to its backport' "$tmp/out" &&
+	grep -q "^  $rxe: @@ .* @@ static const struct ib_device_ops rxe_dev_ops = {\$" "$tmp/out" &&
+	grep -q "make the backport by hand on branch bridge/6.1 of $sr" "$tmp/out" &&
+	diff -r "$tmp/top.was" "$tmp/top" >> "$tmp/out" 2>&1
+ok $? "stage write: the series and the hunk that does not apply named, the branch to make it on, nothing written"
+expect_rc 1 "stage open: refused where a repository has commits not written back" \
+	"$stage" open kernel "$sr"
 
 # A backport's one check (scripts/upstream/backport-check): a line of the
 # patch's changed, or its message, each fails it.

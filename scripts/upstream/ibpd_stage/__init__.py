@@ -17,7 +17,8 @@ rdma_core_check  the rdma-core series' cases: apply, build, exports,
 check_build    rdma-core's own buildlib/check-build, less the tests that
                do not apply here (a program of its own)
 series         stage open and stage write: a series of patch files as git
-               commits on its base, and back
+               commits on its base, and back, the bridge's backports made
+               again (scripts/upstream/backport-check checks them)
 
 __main__ is the entry point: scripts/upstream/stage runs it (and
 stage-upstream runs that), with scripts/lib (the project's TAP writer,

@@ -17,9 +17,11 @@ uses it.
 stage rdma-core-tree OUT: the same, and prints its build tree, or fails
 when it does not build (user/provider/provider.mk).
 
-stage open rdma-core|kernel DIR: a series as git commits on its base, in
-a new repository DIR; stage write DIR [TOP]: the commits back into the
-patch files (ibpd_stage/series.py).
+stage open rdma-core|kernel [DIR]: a series as git commits on its base,
+in a repository made anew (DIR, by default under $IBPD_CACHE/series/,
+printed); the kernel's with a branch of each bridge series' backports;
+stage write SERIES|DIR [TOP]: the commits back into the patch files, the
+bridge's backports made again (ibpd_stage/series.py).
 """
 
 import os
@@ -46,11 +48,11 @@ def main(argv):
             print(rdma_core.build(os.path.abspath(args[0]),
                                   args[2] if len(args) == 3 else None))
             return 0
-        if cmd == "open" and len(args) == 2:
-            series.open_series(args[0], os.path.abspath(args[1]))
+        if cmd == "open" and len(args) in (1, 2):
+            series.open_series(args[0], *map(os.path.abspath, args[1:]))
             return 0
         if cmd == "write" and len(args) in (1, 2):
-            series.write_series(*map(os.path.abspath, args))
+            series.write_series(args[0], *map(os.path.abspath, args[1:]))
             return 0
         if cmd == "rdma-core-tree" and len(args) == 1:
             print(rdma_core.tree(os.path.abspath(args[0])))
