@@ -35,7 +35,8 @@ The boots (selftests/vm/run_proof.sh, the guest half):
   the series' new tests (the same image and configuration: only the
   series differs).
 The staging signs the series with the caller's git identity, or make
-check's own (identity()).
+check's own (identity()). In a run with the staging section, that
+section stages them and the proof takes its series: staged once a run.
 """
 
 import glob
@@ -48,6 +49,8 @@ import subprocess
 from .vm import VM, matrix
 
 OUT = "out/upstream-proof"
+# what stage-upstream writes last: the series are staged
+STAGED = "out/upstream/SENDING"
 PATCHED = VM("upstream", rxe=True, modules=["siw", "rdma_ucm?"])
 GUEST = ["selftests/vm/run_proof.sh"]
 # the stock kernels' runs: the rdma kselftests want rdma_ucm (rping's
@@ -115,6 +118,13 @@ def gitconfig(ctx):
         f.write("[user]\n\tname = ibpd make check\n"
                 "\temail = check@ibpd.invalid\n")
     return {"GIT_CONFIG_GLOBAL": p}
+
+
+def unstage(ctx):
+    """Before the staging section stages: no series of an earlier run
+    stands for this run's (build())."""
+    if os.path.isfile(ctx.path(STAGED)):
+        os.unlink(ctx.path(STAGED))
 
 
 def identity(ctx):
@@ -208,9 +218,13 @@ def build(ctx, full=True):
     open(log, "w").close()
     env = identity(ctx)
     try:
-        if ctx.passed("staging"):
-            # stage-upstream --check staged it in this run, with the
-            # same identity (identity()): the same series
+        if ctx.selected("staging"):
+            # make check: the series are staged once, by the staging
+            # section (before this one, with the same identity:
+            # identity()), whether or not its checks passed
+            if not os.path.isfile(ctx.path(STAGED)):
+                raise BuildError("the staging section staged no series "
+                                 "(out/check/staging.tap)")
             say(ctx, "the series as the staging section staged it")
         else:
             say(ctx, "staging the series")

@@ -62,7 +62,9 @@ def static(ctx):
 
 
 def staging(ctx):
-    # the series are signed off by whoever stages them: here, make check
+    # the series are signed off by whoever stages them: here, make check;
+    # the proof takes what this stages (proof.build)
+    proof.unstage(ctx)
     ctx.step("staging", [ctx.path("scripts/upstream/stage-upstream"),
                          "--check"], env=proof.gitconfig(ctx))
 

@@ -766,12 +766,16 @@ class Proof(unittest.TestCase):
         self.assertTrue(self.identity(me, {"staging", "upstream-proof"}))
 
     def test_staged_once(self):
-        # the staging section passed in this run: the proof takes its
-        # series; else (it failed, or make upstream-proof alone) it stages
-        for staged in (True, False):
-            ctx = self.Ctx("/top", "/out", {"staging", "upstream-proof"})
-            ctx.passed = lambda name, staged=staged: staged and \
-                name == "staging"
+        # make check: the staging section stages, the proof takes its
+        # series, whether its checks passed or not, and stages none of
+        # its own (where the section staged none, the proof fails); make
+        # upstream-proof alone: the proof stages
+        for selected, staged, stages, fails in (
+                ({"staging", "upstream-proof"}, True, 0, "stop"),
+                ({"staging", "upstream-proof"}, False, 0, "staged no"),
+                ({"upstream-proof"}, False, 1, "stop")):
+            ctx = self.Ctx("/top", "/out", selected)
+            ctx.passed = lambda name: False
             argvs = []
 
             def run(ctx, log, argv, env=None, **kw):
@@ -782,11 +786,20 @@ class Proof(unittest.TestCase):
             with tempfile.TemporaryDirectory() as d, \
                     mock.patch.object(proof, "run", run):
                 ctx.top = ctx.out = d
+                # an earlier run's series: the staging section's start
+                # removes it
+                os.makedirs(os.path.join(d, "out/upstream"))
+                open(os.path.join(d, proof.STAGED), "w").close()
+                if "staging" in selected:
+                    proof.unstage(ctx)
+                if staged:
+                    open(os.path.join(d, proof.STAGED), "w").close()
                 self.assertIsNone(proof.build(ctx))
             stage = [a for a in argvs if a[0].endswith("stage-upstream")]
-            self.assertEqual(len(stage), 0 if staged else 1, argvs)
-            self.assertTrue(argvs[-1][0].endswith("kernel-dir"))
-            self.assertEqual(ctx.failed, [("upstream-proof-build", "stop")])
+            self.assertEqual(len(stage), stages, argvs)
+            self.assertEqual(len(ctx.failed), 1)
+            self.assertEqual(ctx.failed[0][0], "upstream-proof-build")
+            self.assertIn(fails, ctx.failed[0][1])
 
     def run_proof(self, selected):
         top = os.path.realpath(os.path.join(os.path.dirname(__file__),
