@@ -180,20 +180,28 @@ fi
 # of it) and Debian's 65.0-1; Debian's next revision of 65.0, every later
 # release and a later suite's build of the bridge replace it; trixie's
 # 56.1 does not (what it does not do: a dist-upgrade keeps it).
+# (the versions of the matrix: the series' base, the next release, the
+# rdma-core of trixie's suite)
 bv=$("$top/scripts/build/bridge-rdma-core" --version)
+m() { "$top/scripts/build/matrix" "$@"; }
+base=$(m upstream-rdma-core)
+next=$(m upstream-rdma-core-next)
+for r in $(m rdma-cores); do
+	[ "$(m "rdma-core-$r" 2)" != trixie ] || trixie=$(m "rdma-core-$r" 1)
+done
 while read -r other op why; do
 	dpkg --compare-versions "$other" "$op" "$bv"
 	ok $? "the bridge's rdma-core $bv: $other $op it ($why)"
 done <<-EOF
 	44.0-2 lt bookworm's: the bridge installs over it
 	44.0-2+deb12u1 lt a stable update of bookworm's: does not replace it
-	65.0-1 lt Debian's 65.0 it is built from
-	65.0-1+ibpd1~bpo12+1 lt the bridge's first: an upgrade replaces it
-	65.0-1.1 gt Debian's next revision of 65.0: replaces it
-	65.0-2 gt Debian's next revision of 65.0: replaces it
-	66.0-1 gt a later release: replaces it
+	$base-1 lt Debian's $base it is built from
+	$base-1+ibpd1~bpo12+1 lt the bridge's first: an upgrade replaces it
+	$base-1.1 gt Debian's next revision of $base: replaces it
+	$base-2 gt Debian's next revision of $base: replaces it
+	$next-1 gt a later release: replaces it
 	${bv%~*}~trixie1 gt the bridge's build for trixie: replaces it on a dist-upgrade
-	56.1-1 lt trixie's: a dist-upgrade to trixie alone keeps the bridge's
+	${trixie:-none} lt trixie's: a dist-upgrade to trixie alone keeps the bridge's
 EOF
 
 # The upstream series' patch files are what git format-patch writes of
