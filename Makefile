@@ -247,9 +247,11 @@ clean:
 	rm -rf $(B) out
 
 # ibpd-dkms, libibpd1, libibpd-dev, ibpd-tools (dpkg-buildpackage on a copy
-# of the checkout; debian/README.source).
+# of the checkout; debian/README.source) for this machine's Debian, in
+# out/deb/; DIST=NAME: for the matrix's userland NAME (trixie), built in
+# its build root, in out/deb-NAME/ (scripts/build/deb-build --dist).
 deb:
-	scripts/build/deb-build
+	scripts/build/deb-build $(if $(DIST),--dist $(DIST) --out out/deb-$(DIST))
 
 # ibpd-rxe-dkms and ibpd-siw-dkms, the source package ibpd-rdma-sw: rxe and
 # siw of each series of the matrix's kernels, from its linux-source, with
