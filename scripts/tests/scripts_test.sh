@@ -287,6 +287,27 @@ grep -q 'vm-run: booting (qemu .*, root: trixie)' "$tmp/out" &&
 	grep -qxF "$(cat "$("$top/scripts/build/kernel-dir")/kver")" "$tmp/out" &&
 	grep -qx wrote "$tmp/out" && [ ! -e "$top/scripts/tests/untracked-dist" ]
 ok $? "vm-run --dist trixie: trixie's packages (os-release, the python3 of its manifest), the tree and the kernel's cache at their paths, the VM's writes its own"
+# throwaway-root: the host's root or a userland's, what is written there
+# gone after, a bound directory written through, CMD's exit status
+tr=$tmp/throwaway
+mkdir -p "$tr"
+# shellcheck disable=SC2016 # the command's shell expands them
+expect_rc 3 "throwaway-root /: CMD's exit status" \
+	"$top/scripts/build/throwaway-root" --bind "$tr" / sh -c \
+	'chroot "$IBPD_ROOT" sh -c "echo x > /etc/ibpd-throwaway && cat /etc/ibpd-throwaway && echo y > $1/kept" sh "$1"; exit 3' \
+	sh "$tr"
+[ "$(cat "$tap_out")" = x ] && [ ! -e /etc/ibpd-throwaway ] && [ "$(cat "$tr/kept")" = y ]
+ok $? "throwaway-root /: the root's writes gone, the bound directory's kept"
+if [ -n "$droot" ]; then
+	# shellcheck disable=SC2016
+	expect_rc 0 "throwaway-root --chroot: in the userland" \
+		"$top/scripts/build/throwaway-root" --chroot "$droot" sh -c \
+		'. /etc/os-release && echo "$VERSION_CODENAME" && touch /etc/ibpd-throwaway'
+	[ "$(cat "$tap_out")" = trixie ] && [ ! -e "$droot/etc/ibpd-throwaway" ]
+	ok $? "throwaway-root --chroot: the command in trixie's root, which stays as it was"
+else
+	skip "throwaway-root --chroot: no trixie root"
+fi
 if "$top/scripts/vm/kvm-probe" "$vmlinuz" > /dev/null; then
 	expect_rc 0 "vm-run --accel kvm: boots where KVM runs" \
 		"$top/scripts/vm/vm-run" --no-ibpd --accel kvm -- true

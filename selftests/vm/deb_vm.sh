@@ -23,7 +23,9 @@
 set -u
 kcache=$1 old=$2 new=$3 prev=$4 built=$5
 kver=$(uname -r)
-ma=$(gcc -print-multiarch)
+# (a userland with the kernel's compiler only, gcc-14 and no gcc: the
+# machine's triplet)
+ma=$(gcc -print-multiarch 2> /dev/null) || ma=$(uname -m)-linux-gnu
 pkgs=(ibpd-dkms libibpd1 libibpd-dev ibpd-tools)
 out=$(mktemp)
 
@@ -109,6 +111,15 @@ conf_before=$(find /etc/libibverbs.d -mindepth 1 | sort)
 
 v_old=$(dpkg-deb -f "$(ls "$old"/libibpd1_*.deb)" Version)
 v_new=$(dpkg-deb -f "$(ls "$new"/libibpd1_*.deb)" Version)
+# The module's version in DKMS: its dkms.conf's, the sources' version, to
+# which the packages of another Debian add +debNN (deb-build --dist).
+modver() {
+	dpkg-deb --fsys-tarfile "$(ls "$1"/ibpd-dkms_*.deb)" |
+		tar -xOf - --wildcards './usr/src/ibpd-*/dkms.conf' |
+		sed -n 's/^PACKAGE_VERSION="\{0,1\}\([^"]*\)"\{0,1\}$/\1/p'
+}
+m_old=$(modver "$old")
+m_new=$(modver "$new")
 v_prev=-
 if [ "$prev" != - ]; then
 	v_prev=$(dpkg-deb -f "$(ls "$prev"/libibpd1_*.deb)" Version)
@@ -127,11 +138,11 @@ t=$SECONDS
 apt_get install $(debs "$old")
 rc=$?
 echo "# apt-get install $v_old (no headers: DKMS adds, builds nothing): $((SECONDS - t)) s"
-[ $rc = 0 ] && dkms_ibpd | tee -a "$out" | grep -qx "ibpd/$v_old: added" &&
+[ $rc = 0 ] && dkms_ibpd | tee -a "$out" | grep -qx "ibpd/$m_old: added" &&
 	[ "$(dkms_ibpd | grep -c .)" = 1 ] &&
 	[ "$(dpkg-query -W -f='${Version} ' "${pkgs[@]}")" = "$v_old $v_old $v_old $v_old " ] &&
 	! ls "$m"/updates/dkms/ibpd.ko* >> "$out" 2>&1 && ! modprobe -n ibpd >> "$out" 2>&1
-case_ $? "apt-get install ./*.deb ($v_old) before the kernel's headers: every package $v_old, DKMS has ibpd/$v_old added, no module built"
+case_ $? "apt-get install ./*.deb ($v_old) before the kernel's headers: every package $v_old, DKMS has ibpd/$m_old added, no module built"
 
 # The upgrade from the conffile, which the admin had edited: the link is
 # the package's, not a conffile; the admin's file is kept in /etc/ibpd
@@ -152,29 +163,29 @@ fi
 # The upgrade once the headers are there: the prerm takes the old version
 # out of DKMS; the postinst (dkms's common.postinst) loads the module DKMS
 # built on the host from its TARBALL_ROOT, /usr/share/ibpd-dkms, finds it
-# built for this kernel and installs it; no compile (it says "Building
-# initial module" before one).
+# built for this kernel and installs it; no compile (before one, DKMS 3.0
+# says "Building initial module", 3.2 "Building module(s)").
 headers
 tarroot=/usr/share/ibpd-dkms
 ko=$(cd "$built" && ls ibpd.ko*)
 [ -d "$tarroot" ] || mkdir "$tarroot"
-cp "$built/ibpd-$v_new.dkms.tar.gz" "$tarroot/"
+cp "$built/ibpd-$m_new.dkms.tar.gz" "$tarroot/"
 t=$SECONDS
 # shellcheck disable=SC2046
 apt_get install $(debs "$new") | tee /tmp/apt.upgrade
 rc=${PIPESTATUS[0]}
 echo "# apt-get install $v_new (upgrade; dkms remove $v_old, install $v_new's host build for $kver): $((SECONDS - t)) s"
-rm -f "$tarroot/ibpd-$v_new.dkms.tar.gz"
+rm -f "$tarroot/ibpd-$m_new.dkms.tar.gz"
 rmdir --ignore-fail-on-non-empty "$tarroot"
 [ "$rc" = 0 ] && [ "$(dkms_ibpd | tee -a "$out" | grep -c .)" = 1 ] &&
-	dkms_ibpd | grep -q "^ibpd/$v_new, $kver, .*: installed" &&
-	grep -q "Loading tarball for ibpd-$v_new" /tmp/apt.upgrade &&
-	! grep -q 'Building initial module' /tmp/apt.upgrade &&
+	dkms_ibpd | grep -q "^ibpd/$m_new, $kver, .*: installed" &&
+	grep -Eq "Loading tarball for ibpd[-/]$m_new" /tmp/apt.upgrade &&
+	! grep -Eq 'Building initial module|Building module\(s\)' /tmp/apt.upgrade &&
 	ls "$m"/updates/dkms/ibpd.ko* >> "$out" 2>&1 &&
 	cmp "$built/$ko" "$m/updates/dkms/$ko" >> "$out" 2>&1 &&
-	[ ! -e /usr/src/ibpd-"$v_old" ] && [ -f /usr/src/ibpd-"$v_new"/dkms.conf ] &&
+	[ ! -e /usr/src/ibpd-"$m_old" ] && [ -f /usr/src/ibpd-"$m_new"/dkms.conf ] &&
 	[ "$(dpkg-query -W -f='${Version} ' "${pkgs[@]}")" = "$v_new $v_new $v_new $v_new " ]
-case_ $? "upgrade to $v_new, the headers installed: every package $v_new, DKMS has ibpd/$v_new only, installed for $kver from its build on the host (the postinst loads it, compiles nothing; $m/updates/dkms/$ko that build's); /usr/src/ibpd-$v_old gone"
+case_ $? "upgrade to $v_new, the headers installed: every package $v_new, DKMS has ibpd/$m_new only, installed for $kver from its build on the host (the postinst loads it, compiles nothing; $m/updates/dkms/$ko that build's); /usr/src/ibpd-$m_old gone"
 
 modprobe ibpd > "$out" 2>&1 && grep -q '^ibpd ' /proc/modules &&
 	modinfo -n ibpd | grep -q "^$m/updates/dkms/ibpd.ko"

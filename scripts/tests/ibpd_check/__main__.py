@@ -22,7 +22,7 @@ import os
 import sys
 import time
 
-from . import runner, sections
+from . import deb, runner, sections
 
 
 def main(argv):
@@ -48,7 +48,9 @@ def main(argv):
         return 0
     kernels = (os.environ.get("KERNELS") or
                sections.matrix(top, "kernels")).split()
-    reg = sections.registry(kernels)
+    dist_kernels = [(d, k) for d in sections.matrix(top, "dists").split()
+                    for k in deb.dist_kernels(top, d)]
+    reg = sections.registry(kernels, dist_kernels)
     if a.list:
         for s in reg:
             print("%-16s %-6s %-9s %s" % (

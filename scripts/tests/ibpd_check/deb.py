@@ -20,6 +20,15 @@ finds ibpd0 through the packaged provider, the packaged tool's demo
 runs; removing libibpd1 takes ibpd.driver along; remove and purge leave
 no file. deb_vm.sh says each case in a line "deb-vm: pass|fail|skip
 DESC" after its output, which this turns into TAP.
+
+The same for another Debian of the matrix's userlands (deb-DIST:
+dist-section): the packages built in its build root (deb-build --dist,
+version VERSION+debNN), lintian's verdict that Debian's, DKMS's build
+in its userland, and the VM booted with it as its root, on the kernels
+the matrix gives it (dist-DIST-kernels). The checks of the packaging's rules
+(a changelog that disagrees stops the build; the 2.0.0 conffile's
+upgrade, of a version that was never built for that Debian) are the
+project's Debian's.
 """
 
 import os
@@ -29,16 +38,23 @@ import tarfile
 import tempfile
 import time
 
-from .vm import VM, kernel_dir
+from .vm import VM, kernel_dir, matrix
 
 GUEST = ["selftests/vm/deb_vm.sh"]
 PACKAGES = ("ibpd-dkms", "libibpd1", "libibpd-dev", "ibpd-tools")
 VM_CASES = 10	# deb_vm.sh's
 
 
-def machine(kernel):
-    """deb_vm.sh's VM: no ibpd.ko loaded (the packages bring theirs)."""
-    return VM(kernel, ibpd=False)
+def machine(kernel, dist=None):
+    """deb_vm.sh's VM: no ibpd.ko loaded (the packages bring theirs);
+    dist: the userland it boots as its root (None: the host's)."""
+    return VM(kernel, ibpd=False, dist=dist)
+
+
+def dist_kernels(top, dist):
+    """The kernels the matrix boots dist's packages with
+    (dist-DIST-kernels)."""
+    return matrix(top, "dist-%s-kernels" % dist).split()
 
 
 def sh(argv, cwd=None, env=None):
@@ -89,12 +105,14 @@ def recorded(text, version):
     return sorted(lines)
 
 
-def contents(d, version, ma):
-    """What the packages of d ship, as debian/contents writes it."""
+def contents(d, pv, ma, version=None):
+    """What the packages of d, of version pv, ship, as debian/contents
+    writes it (version, the sources', as @VERSION@: pv unless given)."""
+    version = version or pv
     rows = []
     for p in PACKAGES:
         deb, = [f for f in os.listdir(d) if f.startswith(
-            "%s_%s_" % (p, version)) and f.endswith(".deb")]
+            "%s_%s_" % (p, pv)) and f.endswith(".deb")]
         for line in out(["sh", "-c", 'dpkg-deb --fsys-tarfile "$1" | '
                          'tar -tvf -', "sh", os.path.join(d, deb)]
                         ).splitlines():
@@ -106,36 +124,77 @@ def contents(d, version, ma):
 
 def run(ctx):
     kernel = ctx.section.vm.kernel_name(ctx.top)
-    with ctx.writer() as w, tempfile.TemporaryDirectory() as tmp:
-        host(ctx, w, kernel, tmp)
+    dist = ctx.section.vm.dist_name(ctx.top)
+    # a VM of another userland sees the host's files in the checkout only
+    # (vm-run --dist); out of it, else: git history is built there
+    # (previous), away from the checkout's git
+    where = None
+    if dist:
+        where = ctx.path("out")
+        os.makedirs(where, exist_ok=True)
+    with ctx.writer() as w, tempfile.TemporaryDirectory(
+            dir=where, prefix="deb-") as tmp:
+        host(ctx, w, kernel, tmp, dist)
 
 
-def host(ctx, w, kernel, tmp):
-    old = ctx.path("out/deb")
+def in_root(ctx, dist, argv, binds=()):
+    """argv run in a throw-away root of dist's build root."""
+    root = out([ctx.path("scripts/build/dist-root"), "--build", dist])
+    b = [a for d in binds for a in ("--bind", d)]
+    return [ctx.path("scripts/build/throwaway-root")] + b + [
+        "--chroot", root] + argv
+
+
+def suffix(ctx, dist):
+    """The version suffix of dist's packages: +debNN (deb-build --dist)."""
+    root = out([ctx.path("scripts/build/dist-root"), "--build", dist])
+    with open(os.path.join(root, "etc/debian_version")) as f:
+        return "+deb" + f.read().split(".")[0]
+
+
+def host(ctx, w, kernel, tmp, dist=None):
+    """dist: the packages for that userland of the matrix (deb-build
+    --dist), None: the project's Debian's (make deb)."""
     new = os.path.join(tmp, "new")
     t = time.monotonic()
-    rc, o = sh(["make", "-s", "-C", ctx.top, "deb"])
-    w.ok(rc == 0, "make deb (%d s)" % (time.monotonic() - t), o)
+    if dist:
+        old = ctx.path("out/deb-" + dist)
+        rc, o = sh(["make", "-s", "-C", ctx.top, "deb", "DIST=" + dist])
+        w.ok(rc == 0, "make deb DIST=%s: the packages built in Debian %s's "
+             "build root (%d s)" % (dist, matrix(ctx.top, "dist-"
+                                                 + dist).split()[0],
+                                    time.monotonic() - t), o)
+    else:
+        old = ctx.path("out/deb")
+        rc, o = sh(["make", "-s", "-C", ctx.top, "deb"])
+        w.ok(rc == 0, "make deb (%d s)" % (time.monotonic() - t), o)
 
     with open(ctx.path("Makefile")) as f:
         version = re.search(r"^VERSION\s*:=\s*(\S+)", f.read(), re.M)[1]
+    # the packages' version; version is the module's and the sources'
+    pv = version + (suffix(ctx, dist) if dist else "")
     arch = out(["dpkg", "--print-architecture"])
     ma = out(["gcc", "-print-multiarch"])
     archs = {"ibpd-dkms": "all"}
 
     def deb(p):
-        return os.path.join(old, "%s_%s_%s.deb" % (p, version,
+        return os.path.join(old, "%s_%s_%s.deb" % (p, pv,
                                                    archs.get(p, arch)))
     missing = [deb(p) for p in PACKAGES if not os.path.isfile(deb(p))]
-    w.ok(not missing, "out/deb: %s %s" % (", ".join(PACKAGES), version),
+    w.ok(not missing, "%s: %s %s" % (os.path.relpath(old, ctx.top),
+                                     ", ".join(PACKAGES), pv),
          "no " + " ".join(missing))
     if missing:
         return
 
-    rc, o = sh(["lintian", "--fail-on", "error,warning",
-                os.path.join(old, "ibpd_%s_%s.changes" % (version, arch))])
-    w.ok(rc == 0, "lintian: no error, no warning (%d tags)" % len(
-        re.findall(r"^[EWIP]:", o, re.M)), o)
+    lintian = ["lintian", "--fail-on", "error,warning",
+               os.path.join(old, "ibpd_%s_%s.changes" % (pv, arch))]
+    if dist:	# that Debian's lintian, in its build root
+        lintian = in_root(ctx, dist, lintian, [old])
+    rc, o = sh(lintian)
+    w.ok(rc == 0, "lintian%s: no error, no warning (%d tags)" % (
+        " (%s's)" % dist if dist else "",
+        len(re.findall(r"^[EWIP]:", o, re.M))), o)
 
     # dkms.conf of the one version; the provider's private ABI pinned
     src = "usr/src/ibpd-%s/" % version
@@ -153,8 +212,11 @@ def host(ctx, w, kernel, tmp):
          "(no headers of its own: Debian's names are the architecture's)"
          % (version, version), "\n".join(conf + files))
 
-    abi = out([ctx.path("scripts/build/provider-abi"),
-               "/usr/lib/%s/libibverbs.so.1" % ma])
+    lib = "/usr/lib/%s/libibverbs.so.1" % ma
+    if dist:
+        lib = out([ctx.path("scripts/build/dist-root"), "--build",
+                   dist]) + lib
+    abi = out([ctx.path("scripts/build/provider-abi"), lib])
     dep = field(deb("libibpd1"), "Depends")
     files = listing(deb("libibpd1"))
     ctrl = out(["sh", "-c", 'dpkg-deb --ctrl-tarfile "$1" | tar -t', "sh",
@@ -187,9 +249,54 @@ def host(ctx, w, kernel, tmp):
     w.ok(not missing, "libibpd-dev: ibpddv.h, uapi headers, libibpd.so, "
          "libibpd.pc, man3; ibpd-tools: ibpd, ibpd(1)", "\n".join(missing))
 
-    contents_case(ctx, w, old, version, ma)
+    contents_case(ctx, w, old, version, ma, pv)
+    if not dist:
+        rules_case(ctx, w, tmp, version)
 
-    # one version: a Makefile VERSION without its changelog entry fails
+    # the second version, for the upgrade: the last number plus 1
+    parts = version.split(".")
+    nxt = ".".join(parts[:-1] + [str(int(parts[-1]) + 1)])
+    rc, o = sh([ctx.path("scripts/build/deb-build"), "--version", nxt,
+                "--out", new] + (["--dist", dist] if dist else []))
+    w.ok(rc == 0, "deb-build --version %s%s (the upgrade's packages)"
+         % (nxt, " --dist " + dist if dist else ""), o)
+
+    if dist:
+        prev = "-"
+        w.print("# the 2.0.0 conffile's upgrade: %s had no such version"
+                % dist)
+    else:
+        prev = previous(ctx, w, tmp)
+
+    # DKMS's build of the upgrade's module, the package's dkms.conf for
+    # the test kernel's headers, at native speed (in dist's userland, its
+    # DKMS and compiler); the VM installs it. A dkms.conf that builds
+    # nothing (or a BUILD_EXCLUSIVE that excludes the kernel) fails here,
+    # and the VM does not boot.
+    kcache = kernel_dir(ctx.top, kernel)
+    with open(os.path.join(kcache, "kver")) as f:
+        kver = f.read().strip()
+    built = os.path.join(tmp, "built")
+    newdkms = [os.path.join(new, f) for f in os.listdir(new)
+               if f.startswith("ibpd-dkms_")] if os.path.isdir(new) else []
+    t = time.monotonic()
+    rc, o = sh([ctx.path("scripts/build/dkms-prebuild"), "--kernel",
+                kernel] + (["--dist", dist] if dist else []) +
+               newdkms[:1] + [built])
+    w.ok(rc == 0 and newdkms, "ibpd-dkms %s: DKMS%s builds ibpd/%s for %s "
+         "with the package's dkms.conf (on the host, a throw-away root: "
+         "%d s)" % (nxt, " of " + dist if dist else "", nxt, kver,
+                    time.monotonic() - t), o)
+    if rc or not newdkms:
+        w.ok(False, "VM: all %d cases ran, no kernel splat (DKMS built no "
+             "module: no VM)" % VM_CASES)
+        return
+    vm(ctx, w, [kcache, old, new, prev, built])
+
+
+def rules_case(ctx, w, tmp, version):
+    """One version: a Makefile VERSION without its changelog entry
+    stops the build."""
     tree = os.path.join(tmp, "tree")
     os.makedirs(tree)
     subprocess.run(["sh", "-c", "git ls-files -z -co --exclude-standard | "
@@ -206,46 +313,16 @@ def host(ctx, w, kernel, tmp):
          "a Makefile VERSION (9.9.9) debian/changelog does not repeat "
          "stops the build (exit %d)" % rc, o)
 
-    # the second version, for the upgrade: the last number plus 1
-    parts = version.split(".")
-    nxt = ".".join(parts[:-1] + [str(int(parts[-1]) + 1)])
-    rc, o = sh([ctx.path("scripts/build/deb-build"), "--version", nxt,
-                "--out", new])
-    w.ok(rc == 0, "deb-build --version %s (the upgrade's packages)" % nxt, o)
 
-    prev = previous(ctx, w, tmp)
-
-    # DKMS's build of the upgrade's module, the package's dkms.conf for
-    # the test kernel's headers, at native speed; the VM installs it. A
-    # dkms.conf that builds nothing (or a BUILD_EXCLUSIVE that excludes
-    # the kernel) fails here, and the VM does not boot.
-    kcache = kernel_dir(ctx.top, kernel)
-    with open(os.path.join(kcache, "kver")) as f:
-        kver = f.read().strip()
-    built = os.path.join(tmp, "built")
-    newdkms = [os.path.join(new, f) for f in os.listdir(new)
-               if f.startswith("ibpd-dkms_")] if os.path.isdir(new) else []
-    t = time.monotonic()
-    rc, o = sh([ctx.path("scripts/build/dkms-prebuild"), "--kernel",
-                kernel] + newdkms[:1] + [built])
-    w.ok(rc == 0 and newdkms, "ibpd-dkms %s: DKMS builds ibpd/%s for %s "
-         "with the package's dkms.conf (on the host, a throw-away root: "
-         "%d s)" % (nxt, nxt, kver, time.monotonic() - t), o)
-    if rc or not newdkms:
-        w.ok(False, "VM: all %d cases ran, no kernel splat (DKMS built no "
-             "module: no VM)" % VM_CASES)
-        return
-    vm(ctx, w, [kcache, old, new, prev, built])
-
-
-def contents_case(ctx, w, old, version, ma):
+def contents_case(ctx, w, old, version, ma, pv=None):
     """What each package ships, as debian/contents records it for this
     version (a version's list is never edited once released): a change
     to what a package ships is a new version with its changelog entry and
     its list. The version and the multiarch triplet in paths are written
     @VERSION@ and @MA@; on a difference the list of this build is shown,
-    to record."""
-    have = contents(old, version, ma)
+    to record. pv: the packages' version, when not version (another
+    Debian's build of it: the same list)."""
+    have = contents(old, pv or version, ma, version)
     with open(ctx.path("debian/contents")) as f:
         rec = recorded(f.read(), version)
     # the list as the commit that added the version's changelog entry had

@@ -206,6 +206,17 @@ def bridge_section(kernel, kernels):
                    vm=bridge.machine(kernel), guest=bridge.GUEST)
 
 
+def deb_dist_section(dist, kernel):
+    """ibpd's packages for another Debian of the matrix, built in its
+    build root and installed with apt in a VM of its userland on kernel
+    (deb.host with dist)."""
+    return Section("deb-%s-%s" % (dist, kernel), "Debian packages for %s "
+                   "(built in its build root, lintian; apt-get, dkms, "
+                   "upgrade, purge in a VM of %s on kernel %s)"
+                   % (dist, dist, kernel), ANY, deb.run,
+                   vm=deb.machine(kernel, dist), guest=deb.GUEST)
+
+
 def select(reg, names):
     """The sections of a run: those named (each one's requirements
     narrowed to the named), else make check's (all but the on-demand
@@ -221,8 +232,11 @@ def select(reg, names):
     return reg
 
 
-def registry(kernels):
-    """The sections, in make check's order; the on-demand ones last."""
+def registry(kernels, dist_kernels=()):
+    """The sections, in make check's order; the on-demand ones last.
+    dist_kernels: (userland, kernel) pairs, the matrix's other Debians and
+    the kernels each boots (dists, dist-NAME-kernels: deb.dist_kernels)
+    of which those of kernels have a deb section."""
     return [
         Section("static", "static checks (W=1, sparse, checkpatch, uapi "
                 "headers)", MAIN, static, quick=True),
@@ -235,7 +249,8 @@ def registry(kernels):
                 "upgrade, purge in the VM)", MAIN, deb.run,
                 vm=deb.machine(Kernel("default-kernel", "IBPD_DEB_KERNEL")),
                 guest=deb.GUEST),
-    ] + [kernel_section(k) for k in kernels] + [
+    ] + [deb_dist_section(d, k) for d, k in dist_kernels
+         if k in kernels] + [kernel_section(k) for k in kernels] + [
         Section("debug-build", "debug kernel (KASAN, lockdep, kmemleak, "
                 "failslab, KUnit)", DEBUG, debug_build, debug=True),
         Section("debug", "KUnit and robustness on the debug kernel (one "

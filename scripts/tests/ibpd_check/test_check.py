@@ -688,6 +688,24 @@ class Declared(unittest.TestCase):
             "# c\n2.0.1:\nlibibpd1 b\nibpd-dkms a\n\n2.0.2:\nx y\n",
             "2.0.1"), ["ibpd-dkms a", "libibpd1 b"])
 
+    def test_deb_dist(self):
+        """Another Debian's packages: a section a kernel the matrix boots
+        it with, of those make check runs; the VM boots its userland."""
+        reg = sections.registry(["6.1", "7"], [("trixie", "7"),
+                                               ("trixie", "6.12")])
+        s, = [s for s in reg if s.name.startswith("deb-")]
+        self.assertEqual(s.name, "deb-trixie-7")
+        self.assertEqual(s.lane, runner.ANY)
+        self.assertEqual(s.vm.argv("/top", ["/top/" + s.guest[0]]), [
+            "/top/scripts/vm/vm-run", "--kernel", "7", "--dist", "trixie",
+            "--no-ibpd", "--", "/top/selftests/vm/deb_vm.sh"])
+        self.assertEqual([s for s in sections.registry(
+            ["6.1"], [("trixie", "7")]) if s.name.startswith("deb-")], [])
+        with mock.patch.object(deb, "matrix",
+                               lambda top, n: "M-" + n + " 7"):
+            self.assertEqual(deb.dist_kernels("/top", "trixie"),
+                             ["M-dist-trixie-kernels", "7"])
+
     def test_refused(self):
         with self.assertRaises(ValueError):
             vm.VM("7", clock=vm.ICOUNT, smp=2)
