@@ -11,7 +11,8 @@
 # no debian/control names a kernel headers package, the upstream series'
 # patch files are git format-patch's, ibpddv_is_supported(3)
 # names the matrix's rdma-cores and the one provider of them that claims a
-# device by name, and each uapi header compiles alone in C and in C++.
+# device by name, the paths that the docs and comments cite exist, and each
+# uapi header compiles alone in C and in C++.
 set -u
 # shellcheck source=selftests/lib/tap.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../../selftests/lib/tap.sh"
@@ -242,6 +243,12 @@ if [ "$got" = "$want" ] &&
 else
 	ok 1 "ibpddv_is_supported(3): the providers that match by name:$got (the page: rdma-core $list, rxe)"
 fi
+
+# The paths that the docs and the comments cite are the tree's (what
+# counts as a citation: scripts/tests/ibpd_check/cites.py).
+PYTHONPATH="$top/scripts/tests" PYTHONDONTWRITEBYTECODE=1 \
+	/usr/bin/python3 -m ibpd_check.cites "$top" > "$tmp/out" 2>&1
+ok $? "the paths that the docs and comments cite are in the tree$([ -s "$tmp/out" ] && echo ": $(wc -l < "$tmp/out") are not")"
 
 # Debian's docutils (python3-docutils): fail on any warning.
 for d in ibpd testing; do

@@ -18,7 +18,8 @@ import tempfile
 import unittest
 from unittest import mock
 
-from . import bench, bridge, deb, kunit, proof, runner, sections, tap, vm
+from . import (bench, bridge, cites, deb, kunit, proof, runner, sections,
+               tap, vm)
 
 LOGS = os.path.join(os.path.dirname(__file__), "..", "logs")
 TOP = os.path.realpath(os.path.join(os.path.dirname(__file__), "..", "..",
@@ -1194,6 +1195,56 @@ class KUnit(unittest.TestCase):
                     ret = kunit.main([ksrc, ktap])
             self.assertEqual((ret, stdout.getvalue().splitlines()[-1]), want,
                              stdout.getvalue())
+
+
+class Cites(unittest.TestCase):
+    """The paths that the prose cites, held to the tree."""
+
+    def tree(self, files):
+        t = cites.Tree.__new__(cites.Tree)
+        t.files = files
+        t.dirs = {f.rsplit("/", i)[0] for f in files
+                  for i in range(1, f.count("/") + 1)}
+        t.all = set(t.files) | t.dirs
+        t.names = {os.path.basename(f) for f in files}
+        t.tops = sorted({f.split("/")[0] for f in files if "/" in f})
+        t.cite = cites.citation(t.tops)
+        return t
+
+    def test_stale(self):
+        t = self.tree(["scripts/build/matrix", "scripts/upstream/stage",
+                       "selftests/vm/run_one.sh", "selftests/x_test.c",
+                       "patches/bridge/6.1/0001-a.patch",
+                       "packaging/p/debian/rules", "debian/control",
+                       "Documentation/t.rst"])
+        text = "\n".join([
+            "See ``scripts/build/matrix`` and scripts/build/gone.",
+            "selftests/vm/run_X.sh, selftests/vm/run_*.sh, "
+            "patches/bridge/SERIES/ and patches/bridge/6.1/0001,",
+            "selftests/x_test (built), scripts/{build,upstream}/",
+            "the kernel's scripts/checkpatch.pl, /usr/share/scripts/x,",
+            "stage.py and run_one.sh; kunit_parser.py is the kernel's.",
+            "scripts/{build,nowhere}/"])
+        self.assertEqual(t.stale("Documentation/t.rst", text), [
+            (1, "scripts/build/gone"), (5, "stage.py"),
+            (6, "scripts/{build,nowhere}/")])
+        # a package's own debian/, from a file in it
+        self.assertEqual(t.stale("packaging/p/debian/x",
+                                 "# debian/rules, debian/gone\n"),
+                         [(1, "debian/gone")])
+
+    def test_comments_only(self):
+        t = self.tree(["scripts/a.sh", "user/x.c"])
+        self.assertEqual(t.stale("user/x.c", "f(\"scripts/b\");\n"
+                                 "/* scripts/c\n * and scripts/a.sh */\n"
+                                 "// scripts/d\n"),
+                         [(2, "scripts/c"), (4, "scripts/d")])
+        self.assertEqual(t.stale("scripts/a.sh", "cat scripts/b # scripts/c"
+                                 "\n${#x} scripts/d\n"),
+                         [(1, "scripts/c")])
+        self.assertEqual(t.stale("scripts/t.py", '"""scripts/c"""\n'
+                                 'x = "scripts/b"  # scripts/d\n'),
+                         [(2, "scripts/d"), (1, "scripts/c")])
 
 
 class TapResult(unittest.TestResult):

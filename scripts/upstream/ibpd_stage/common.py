@@ -18,7 +18,7 @@ TOP = os.path.realpath(os.path.join(UPSTREAM, "..", ".."))
 CACHE = subprocess.run([os.path.join(TOP, "scripts", "build", "cache-dir")],
                        check=True, stdout=subprocess.PIPE,
                        text=True).stdout.strip()
-# the entry points: stage-upstream (stage.py stage) and stage.py
+# the entry points: scripts/upstream/stage, and stage-upstream (stage stage)
 STAGE_UPSTREAM = os.path.join(UPSTREAM, "stage-upstream")
 COVER = "0000-cover-letter.patch"
 UAPI = "include/uapi/rdma"

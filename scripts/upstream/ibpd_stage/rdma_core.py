@@ -7,14 +7,14 @@ next release, upstream-rdma-core-next: the series bumps the private ABI
 (IBVERBS_PABI_VERSION), which buildlib/check-build allows only with a
 PACKAGE_VERSION as new.
 
-stage.py rdma-core-build OUT [--without TEXT]: that base with the series in
+stage rdma-core-build OUT [--without TEXT]: that base with the series in
 OUT applied (less the patches whose subject contains TEXT) and built,
 cached by the series' diffs in $IBPD_CACHE/rdma-core/staged-<base>-<hash>;
 prints that directory, whose src/build is the build (IN_PLACE: usable as
 is). upstream-proof uses it, and the build without rxe's and siw's
 doorbell patches, where the cross-process traffic test must fail.
 
-stage.py rdma-core-tree OUT: the same, and prints its build tree
+stage rdma-core-tree OUT: the same, and prints its build tree
 (src/build), or fails when it does not build (user/provider/provider.mk:
 the provider for the series' ABI).
 """
