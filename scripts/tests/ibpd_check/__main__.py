@@ -12,9 +12,12 @@ verbs (make verbs-check: on KERNEL or the matrix's default-kernel),
 bench (make bench) and soak (make soak: SOAK_MINUTES); make
 upstream-proof names upstream-proof. IBPD_CHECK_OUT: where the TAP
 files go (default: out/check); IBPD_CHECK_BUDGET: the run's budget in
-seconds (runner.py). --record-times LOG: scripts/tests/check-times from
-a run's log (the sections' times that the budget's warning compares
-with). Exit status 0 only if nothing failed.
+seconds (runner.py). --record-times LOG [--run TEXT]: scripts/tests/
+check-times from a run's log (the sections' times that the budget's
+warning compares with, and their cases; TEXT says which run it was) and
+Documentation/testing.rst's table from it; --times-table [write|check]:
+that table from check-times, or whether it is what check-times makes
+(times.py). Exit status 0 only if nothing failed.
 """
 
 import argparse
@@ -22,7 +25,7 @@ import os
 import sys
 import time
 
-from . import deb, runner, sections
+from . import deb, runner, sections, times
 
 
 def main(argv):
@@ -37,15 +40,26 @@ def main(argv):
     ap.add_argument("--list", action="store_true",
                     help="the sections, their lanes, VMs and guest commands")
     ap.add_argument("--record-times", metavar="LOG",
-                    help="write %s from a run's log" % runner.TIMES)
+                    help="write %s and the table of %s from a run's log"
+                    % (runner.TIMES, times.DOC))
+    ap.add_argument("--run", metavar="TEXT",
+                    help="with --record-times: which run the log is")
+    ap.add_argument("--times-table", nargs="?", const="write",
+                    choices=("write", "check"),
+                    help="%s's table from %s, or check it" % (
+                        times.DOC, runner.TIMES))
     ap.add_argument("section", nargs="*")
     a = ap.parse_args(argv)
     if a.record_times:
+        run = a.run or "a make check of %s" % time.strftime(
+            "%Y-%m-%d", time.localtime(os.path.getmtime(a.record_times)))
         with open(a.record_times, errors="replace") as f:
-            runner.record_times(f, os.path.join(top, runner.TIMES),
-                                time.strftime("%Y-%m-%d", time.localtime(
-                                    os.path.getmtime(a.record_times))))
-        return 0
+            try:
+                times.record(f, os.path.join(top, runner.TIMES), run)
+            except ValueError as e:
+                ap.error("%s: %s" % (a.record_times, e))
+    if a.record_times or a.times_table:
+        return times.times_table(top, a.times_table or "write")
     kernels = (os.environ.get("KERNELS") or
                sections.matrix(top, "kernels")).split()
     dist_kernels = [(d, k) for d in sections.matrix(top, "dists").split()

@@ -20,9 +20,9 @@ time of the programs it ran, VMs and builds included: Accounted), each
 lane's and the run's. A run longer than its budget (IBPD_CHECK_BUDGET
 seconds, by default 3600: 60 of CI's 90 minutes) prints a warning that
 names the sections that grew against the times recorded in
-scripts/tests/check-times (check --record-times LOG writes them), each
-as a share of its run, so that a slower machine does not count as
-growth.
+scripts/tests/check-times (check --record-times LOG writes them:
+times.py), each as a share of its run, so that a slower machine does
+not count as growth.
 """
 
 import contextlib
@@ -116,24 +116,6 @@ def parse_times(log):
             rows.append((w[2], w[3], int(w[5]),
                          int(w[7]) if len(w) >= 9 else None))
     return rows
-
-
-def record_times(log, path, when):
-    """Writes the check-times file path from a run's log."""
-    rows = parse_times(log)
-    if not rows:
-        raise ValueError("no section times (# time:) in the log")
-    with open(path, "w") as f:
-        f.write("# Each section's wall time and core-seconds in a make "
-                "check of %s,\n"
-                "# written by scripts/tests/check --record-times LOG: the "
-                "runner's\n"
-                "# budget warning compares each section's share of a run "
-                "with these.\n"
-                "# section lane wall-s core-s\n" % when)
-        for name, lane, wall, cpu in rows:
-            f.write("%-16s %-5s %5d %6s\n" % (
-                name, lane, wall, "-" if cpu is None else cpu))
 
 
 class Lane:

@@ -19,7 +19,7 @@ import unittest
 from unittest import mock
 
 from . import (bench, bridge, cites, deb, kunit, proof, runner, sections,
-               tap, vm)
+               tap, times, vm)
 
 LOGS = os.path.join(os.path.dirname(__file__), "..", "logs")
 TOP = os.path.realpath(os.path.join(os.path.dirname(__file__), "..", "..",
@@ -379,14 +379,6 @@ class Runner(unittest.TestCase):
             "# time: all 3593 s, 5000 core-s\n")
         self.assertEqual(runner.parse_times(log), [
             ("static", "main", 106, None), ("debug", "debug", 1811, 3000)])
-        with tempfile.TemporaryDirectory() as d:
-            log.seek(0)
-            runner.record_times(log, os.path.join(d, "t"), "a run")
-            self.assertEqual(runner.read_times(os.path.join(d, "t")),
-                             {"static": 106.0, "debug": 1811.0})
-            with self.assertRaises(ValueError):
-                runner.record_times(io.StringIO(""), os.path.join(d, "u"),
-                                    "none")
 
     def test_quick_and_no_debug(self):
         rc, text, r = self.run_sections([
@@ -1195,6 +1187,70 @@ class KUnit(unittest.TestCase):
                     ret = kunit.main([ksrc, ktap])
             self.assertEqual((ret, stdout.getvalue().splitlines()[-1]), want,
                              stdout.getvalue())
+
+
+class Times(unittest.TestCase):
+    """A run's log to check-times, and testing.rst's table from it."""
+
+    sh = Runner.sh
+    run_sections = Runner.run_sections
+
+    def run_log(self):
+        def cases(n, failed=0, skipped=0):
+            return "echo 'TAP version 13'; echo '%s'" % tap.Counts(
+                n, failed, skipped).totals()
+        return self.run_sections([
+            self.sh("first", cases(2), runner.MAIN),
+            self.sh("deep", cases(1, skipped=3), runner.DEBUG, debug=True),
+            self.sh("gone", "exit 1", runner.DEBUG, debug=True),
+            self.sh("after", cases(5), runner.DEBUG, debug=True,
+                    requires=("gone",)),
+            self.sh("shared", cases(4), runner.ANY)])
+
+    def test_record_and_table(self):
+        rc, text, r = self.run_log()
+        rows, wall, total = times.parse(text.splitlines(True))
+        got = {name: (lane, c) for name, lane, _, _, c in rows}
+        self.assertEqual(got["first"], ("main", tap.Counts(2)))
+        self.assertEqual(got["deep"], ("debug", tap.Counts(1, 0, 3)))
+        self.assertEqual(got["gone"][1], tap.Counts(failed=1))
+        self.assertEqual(got["shared"][1], tap.Counts(4))
+        self.assertNotIn("after", got)	# not run: no time, no block
+        self.assertEqual(total, tap.Counts(7, 1, 3))
+        self.assertEqual([x[1] for x in rows],
+                         sorted((x[1] for x in rows), key=lambda lane:
+                                lane != runner.MAIN))
+        with tempfile.TemporaryDirectory() as d:
+            p = os.path.join(d, "t")
+            times.record(text.splitlines(True), p, "a test's run")
+            self.assertEqual(set(runner.read_times(p)), set(got))
+            run, w, rec = times.read(p)
+            self.assertEqual(run, "a test's run")
+            self.assertEqual(w, wall)
+            self.assertEqual([(x[0], x[4]) for x in rec],
+                             [(x[0], x[4]) for x in rows])
+            t = times.table(run, w, rec)
+            self.assertIn("The run: a test's run.", t)
+            self.assertRegex(t, r"\nthe runner +\d+ +\d+ +7 +1 +3\n")
+            doc = "a\n\n.. times-table: made\n   by it\n\nold\n" \
+                  ".. end of times-table\n\nb\n"
+            new = times.replace(doc, t)
+            self.assertTrue(new.startswith("a\n\n.. times-table: made\n"
+                                           "   by it\n\nThe run: "))
+            self.assertTrue(new.endswith(".. end of times-table\n\nb\n"))
+            self.assertEqual(times.replace(new, t), new)
+            with self.assertRaises(ValueError):
+                times.replace("no markers\n", t)
+            with self.assertRaises(ValueError):
+                times.record([], os.path.join(d, "u"), "none")
+
+    def test_cases_add_up(self):
+        """A log whose blocks do not add up to its total is refused."""
+        rc, text, r = self.run_log()
+        lines = text.splitlines(True)
+        lines[-1] = "9 passed, 1 failed, 3 skipped\n"
+        with self.assertRaisesRegex(ValueError, "not the run's"):
+            times.parse(lines)
 
 
 class Cites(unittest.TestCase):
