@@ -11,8 +11,9 @@
 # no debian/control names a kernel headers package, the upstream series'
 # patch files are git format-patch's, ibpddv_is_supported(3)
 # names the matrix's rdma-cores and the one provider of them that claims a
-# device by name, the paths that the docs and comments cite exist, and each
-# uapi header compiles alone in C and in C++.
+# device by name, the paths that the docs and comments cite exist,
+# testing.rst's table of run times is the recorded run's, and each uapi
+# header compiles alone in C and in C++.
 set -u
 # shellcheck source=selftests/lib/tap.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../../selftests/lib/tap.sh"
@@ -249,6 +250,11 @@ fi
 PYTHONPATH="$top/scripts/tests" PYTHONDONTWRITEBYTECODE=1 \
 	/usr/bin/python3 -m ibpd_check.cites "$top" > "$tmp/out" 2>&1
 ok $? "the paths that the docs and comments cite are in the tree$([ -s "$tmp/out" ] && echo ": $(wc -l < "$tmp/out") are not")"
+
+# testing.rst's table of a run's times is what check --times-table makes
+# of the recorded run (scripts/tests/check-times), not written by hand.
+"$top/scripts/tests/check" --times-table check > "$tmp/out" 2>&1
+ok $? "Documentation/testing.rst's table of run times is scripts/tests/check-times'"
 
 # Debian's docutils (python3-docutils): fail on any warning.
 for d in ibpd testing; do

@@ -377,7 +377,8 @@ class Runner:
             # own, are four threads on two CPUs: a guest CPU that waits on
             # another (a spinlock, a TLB flush's IPI) spins while that
             # one's thread waits for a host CPU (two boots side by side
-            # each way: Documentation/testing.rst, "Run times").
+            # each way: Documentation/testing.rst, "The VM under the
+            # tests").
             if "IBPD_VM_TCG_THREAD" not in os.environ:
                 self.env["IBPD_VM_TCG_THREAD"] = "single"
             log = open(os.path.join(self.out, "debug-lane.log"), "w")
