@@ -11,9 +11,9 @@
 # no debian/control names a kernel headers package, the upstream series'
 # patch files are git format-patch's, ibpddv_is_supported(3)
 # names the matrix's rdma-cores and the one provider of them that claims a
-# device by name, the paths that the docs and comments cite exist,
-# testing.rst's table of run times is the recorded run's, and each uapi
-# header compiles alone in C and in C++.
+# device by name, the paths that the docs and comments cite exist and no
+# paragraph of the docs stands twice, testing.rst's table of run times is
+# the recorded run's, and each uapi header compiles alone in C and in C++.
 set -u
 # shellcheck source=selftests/lib/tap.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../../selftests/lib/tap.sh"
@@ -246,10 +246,11 @@ else
 fi
 
 # The paths that the docs and the comments cite are the tree's (what
-# counts as a citation: scripts/tests/ibpd_check/cites.py).
+# counts as a citation: scripts/tests/ibpd_check/cites.py), and no
+# paragraph stands twice in the docs.
 PYTHONPATH="$top/scripts/tests" PYTHONDONTWRITEBYTECODE=1 \
 	/usr/bin/python3 -m ibpd_check.cites "$top" > "$tmp/out" 2>&1
-ok $? "the paths that the docs and comments cite are in the tree$([ -s "$tmp/out" ] && echo ": $(wc -l < "$tmp/out") are not")"
+ok $? "the paths that the docs and comments cite are in the tree, no paragraph of the docs twice$([ -s "$tmp/out" ] && echo ": $(wc -l < "$tmp/out") findings")"
 
 # testing.rst's table of a run's times is what check --times-table makes
 # of the recorded run (scripts/tests/check-times), not written by hand.

@@ -1,5 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
-"""The paths of the repository that its prose cites, held to the tree:
+"""The prose of the repository held to the tree: no path cited that is
+gone, no paragraph twice.
+
+The paths that the prose cites:
 the docs (Documentation/, README files, the man pages) whole, and the
 comments of everything else (C's, Python's and its docstrings, the
 "#" comments of shell, make and the rest). A citation is a word that
@@ -15,10 +18,15 @@ bare name, a tracked file of that name. Others' files named like ours
 whose it is. The changelogs (history), the patches (another tree's
 paths) and the recorded logs are not read.
 
+No paragraph twice: no run of REPEAT words stands twice in the docs
+(Documentation/, the README files; not the man pages, each of which
+stands alone), as a paragraph left behind by a move would.
+
     python3 -m ibpd_check.cites [TOP]
 
-Prints FILE:LINE: PATH for each citation of a path the tree lacks;
-exit status 1 if there is one.
+Prints FILE:LINE: PATH for each citation of a path the tree lacks, and
+FILE:LINE: for each run of words that stands twice; exit status 1 if
+there is one.
 """
 
 import ast
@@ -187,10 +195,38 @@ class Tree:
         return out
 
 
+REPEAT = 25
+TWICE = re.compile(r"^(Documentation/.*\.rst|(.*/)?README[^/]*)$")
+
+
+def repeats(texts, n=REPEAT):
+    """[(file, line, file, line)] of the runs of n words or more that
+    stand twice in texts {file: text}: each run once, where it starts,
+    and where it stood first."""
+    seen = {}
+    out = []
+    for f in sorted(texts):
+        words = [(m.group(0), texts[f].count("\n", 0, m.start()) + 1)
+                 for m in re.finditer(r"\S+", texts[f])]
+        prev = None	# where the run followed stood first
+        for i in range(len(words) - n + 1):
+            key = " ".join(w for w, _ in words[i:i + n])
+            if key not in seen:
+                seen[key] = (f, i, words[i][1])
+                prev = None
+                continue
+            g, j, line = seen[key]
+            if prev != (g, j - 1):
+                out.append((f, words[i][1], g, line))
+            prev = (g, j)
+    return out
+
+
 def check(top):
-    """[(file, line, cited path)] of the tree's prose."""
+    """What is wrong with the tree's prose: "FILE:LINE: ..." lines."""
     t = Tree(top)
     out = []
+    docs = {}
     for f in t.files:
         if SKIP.match(f):
             continue
@@ -199,7 +235,12 @@ def check(top):
                 text = fh.read()
         except (UnicodeDecodeError, IsADirectoryError, FileNotFoundError):
             continue
-        out += [(f, n, p) for n, p in t.stale(f, text)]
+        out += ["%s:%d: %s: no such file in the tree" % (f, n, p)
+                for n, p in t.stale(f, text)]
+        if TWICE.match(f):
+            docs[f] = text
+    out += ["%s:%d: %d words or more as at %s:%d" % (f, n, REPEAT, g, m)
+            for f, n, g, m in repeats(docs)]
     return out
 
 
@@ -207,8 +248,8 @@ def main(argv):
     top = argv[0] if argv else os.path.realpath(os.path.join(
         os.path.dirname(__file__), "..", "..", ".."))
     bad = check(top)
-    for f, n, p in bad:
-        print("%s:%d: %s: no such file in the tree" % (f, n, p))
+    for line in bad:
+        print(line)
     return 1 if bad else 0
 
 

@@ -1289,6 +1289,15 @@ class Cites(unittest.TestCase):
                                  "# debian/rules, debian/gone\n"),
                          [(1, "debian/gone")])
 
+    def test_repeats(self):
+        run = " ".join("w%d" % i for i in range(30))
+        texts = {"a.rst": "x y\n" + run + "\nz\n",
+                 "b.rst": "one " + run + " two\n" + run[:40] + "\n"}
+        self.assertEqual(cites.repeats(texts), [("b.rst", 1, "a.rst", 2)])
+        self.assertEqual(cites.repeats({"c.rst": run + "\n" + run}),
+                         [("c.rst", 2, "c.rst", 1)])
+        self.assertEqual(cites.repeats(texts, n=31), [])
+
     def test_comments_only(self):
         t = self.tree(["scripts/a.sh", "user/x.c"])
         self.assertEqual(t.stale("user/x.c", "f(\"scripts/b\");\n"
