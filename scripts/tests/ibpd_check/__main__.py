@@ -38,7 +38,8 @@ def main(argv):
     ap.add_argument("--no-debug", action="store_true",
                     default=os.environ.get("IBPD_DEBUG", "1") != "1")
     ap.add_argument("--list", action="store_true",
-                    help="the sections, their lanes, VMs and guest commands")
+                    help="the sections, their lanes, VMs, guest commands "
+                    "and builds")
     ap.add_argument("--record-times", metavar="LOG",
                     help="write %s and the table of %s from a run's log"
                     % (runner.TIMES, times.DOC))
@@ -73,6 +74,9 @@ def main(argv):
             if s.vm:
                 print("%33s VM: %s; guest: %s" % ("", s.vm.describe(),
                                                   " ".join(s.guest)))
+            if s.builds:
+                print("%33s builds: %s" % ("", "; ".join(
+                    n.what(top) for n in s.builds)))
         return 0
     try:
         reg = sections.select(reg, a.section)

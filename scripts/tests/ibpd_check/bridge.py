@@ -463,14 +463,6 @@ def machine(kernel):
     return VM(kernel)
 
 
-def make_module(ctx, kernel):
-    log = os.path.join(ctx.out, "build-%s.log" % kernel)
-    with open(log, "w") as f:
-        return subprocess.run(["make", "-s", "-C", ctx.top, "module",
-                               "KERNEL=" + kernel], stdout=f,
-                              stderr=subprocess.STDOUT).returncode == 0
-
-
 _lock = threading.Lock()
 _packages = {}
 
@@ -506,7 +498,8 @@ def headers_run_here(kdir):
 
 def section(kernel, later=(), first=False):
     """make check's bridge section of kernel: the packages (packages()),
-    the kernel's module and DKMS builds, one boot; with later (kernels
+    DKMS's builds for the kernel, one boot (ibpd.ko and the tests: the
+    section's builds); with later (kernels
     of the matrix), a kernel installed after the packages, the first of
     them whose packaged headers build here, gets the module from DKMS
     in the boot (that kernel's headers only); first (the run's first
@@ -517,12 +510,6 @@ def section(kernel, later=(), first=False):
         if not pk:
             return
         debs, distro = pk
-        name = "bridge-" + kernel
-        with _lock:	# make in the checkout, one at a time
-            built = make_module(ctx, kernel)
-        if not built:
-            ctx.fail(name, "module build for " + kernel)
-            return
         built = prebuild(ctx, kernel, debs)
         if not built:
             return
@@ -568,12 +555,10 @@ def stage(ctx, debs):
 
 def vm_test(ctx, kernel, test):
     """make vm-test PACKAGES=1: TEST on kernel with the packages installed
-    and rxe0 up (bridge_vm.sh --run); one case if TEST prints no TAP."""
+    and rxe0 up (bridge_vm.sh --run), ibpd.ko and the tests the vm-test
+    section's builds; one case if TEST prints no TAP."""
     pk = packages(ctx, kernel, lint=False)
     if not pk:
-        return
-    if not make_module(ctx, kernel):
-        ctx.fail("vm-test", "module build for " + kernel)
         return
     built = prebuild(ctx, kernel, pk[0])
     source = built and source_standin(ctx, kernel)

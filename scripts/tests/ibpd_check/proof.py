@@ -46,6 +46,7 @@ import re
 import shutil
 import subprocess
 
+from . import builds
 from .vm import VM, matrix
 
 OUT = "out/upstream-proof"
@@ -238,8 +239,8 @@ def build(ctx, full=True):
                             "upstream"], env)
         # its own build of ibpd.ko, against the patched headers: build/kmod
         # keeps the stock kernel's (the same release)
-        run(ctx, log, ["make", "-s", "-C", ctx.top, "module",
-                       "KERNEL=upstream", "B=" + OUT], env)
+        if not builds.module(ctx, "upstream", log, b=OUT, env=env):
+            raise BuildError("ibpd.ko for the patched modules (%s)" % log)
         with open(os.path.join(kd, "kver")) as f:
             ko = os.path.join(b, "kmod", f.read().strip(), "ibpd.ko")
         say(ctx, "rdma-core with the staged series")
@@ -264,11 +265,10 @@ def build(ctx, full=True):
             return patched
         # seed_test as the verbs tests build it (their kselftest harness);
         # the demo on libibverbs alone and make bench's data path group
+        # are the section's builds (builds.BENCH)
         run(ctx, log, ["make", "-s", "-C", ctx.path("selftests/verbs"),
                        "OUTPUT=" + os.path.join(b, "provider"),
                        os.path.join(b, "provider", "seed_test")], env)
-        run(ctx, log, ["make", "-s", "-C", ctx.top, "build/ibpd-demo",
-                       "build/bench/ibpd_bench"], env)
         patched.ksft = kselftests(ctx, log, kd, env)
         return patched
     except BuildError as e:
@@ -367,15 +367,8 @@ def section(ctx):
             compare(ctx, None)
         return
     stock_log = None
-    for k in ctx.kernels:
+    for k in ctx.kernels:	# ibpd.ko for each: the section's builds
         say(ctx, "the stock kernel %s, the out-of-tree module" % k)
-        try:
-            run(ctx, os.path.join(b, "build.log"), ["make", "-s", "-C",
-                                                     ctx.top, "module",
-                                                     "KERNEL=" + k])
-        except BuildError as e:
-            ctx.fail("upstream-proof-" + k, str(e))
-            continue
         log = os.path.join(b, "stock-%s.log" % k)
         ctx.boot(name="upstream-proof-" + k, vm=VM(k, rxe=True),
                  env=stock_env(ctx, p, k), modules=STOCK_MODULES,

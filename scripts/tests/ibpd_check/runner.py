@@ -2,7 +2,9 @@
 """make check's runner: runs the sections of the registry (sections.py)
 in two lanes, writes each step's output to out/check/STEP.tap, and sums
 up this run's steps with tap.parse() (the files of steps this run did
-not run stay as the run that ran them left them).
+not run stay as the run that ran them left them). Before a section
+runs, the runner builds what it declares it needs (Section.builds:
+builds.py), each build once a run, whichever section declares it first.
 
 The main lane prints as it runs. The debug lane runs beside it, into
 out/check/debug-lane.log, printed after the main lane's (alone, as make
@@ -33,7 +35,7 @@ import sys
 import threading
 import time
 
-from . import tap
+from . import builds, tap
 
 MAIN, DEBUG, ANY = "main", "debug", "any"
 BUDGET = 3600
@@ -312,6 +314,7 @@ class Runner:
         self.steps = []	# the names of this run's TAP files
         self.times = []
         self.env = {}	# what every step's environment has on top
+        self.builds = builds.Builds(self.out)	# what sections need built
 
     def wrote(self, name):
         with self.lock:
@@ -323,17 +326,15 @@ class Runner:
             return self.queue.pop(0) if self.queue else None
 
     def run_section(self, s, lane):
-        for name in s.requires:
-            if not self.done.get(name, False):
-                lane.section("%s: not run (%s failed)" % (s.title, name))
-                return False
         lane.section(s.title)
         t = time.monotonic()
         _section_cpu.secs = 0.0
         ctx = Context(self.top, self.out, self.kernels, self.quick, lane,
                       self, s)
         try:
-            s.run(ctx)
+            if all(self.builds.need(ctx, n)
+                   for n in builds.wanted(s.builds, self.quick)):
+                s.run(ctx)
         except Exception as e:  # a section's own bug: it failed
             ctx.fail(s.name + "-error", "%s: %s: %s" % (
                 s.name, type(e).__name__, e))
@@ -366,6 +367,11 @@ class Runner:
         os.makedirs(self.out, exist_ok=True)
         self.cpu0 = children_cpu()
         main = Lane(MAIN, self.stream, self.start)
+        clash = builds.clashes(self.sections, self.top, self.quick)
+        if clash:	# one build directory, two builds: not in one run
+            for c in clash:
+                main.print("# error: this run's sections want %s" % c)
+            return 1
         lanes = {DEBUG if s.lane == DEBUG else MAIN for s in self.sections}
         if lanes == {DEBUG}:	# the debug lane alone (make soak) prints
             self.run_lane(Lane(DEBUG, self.stream, self.start), DEBUG)

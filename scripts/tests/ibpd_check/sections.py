@@ -1,13 +1,16 @@
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 """The registry of make check's sections: each whole in one place, as
 data plus a function: its VM (vm.VM: the kernel, modules, command line,
-memory, vCPUs, clock) and guest command, and its host half, run(ctx),
-here or in a module of its own (bench, soak, kcov, coverage, bridge).
+memory, vCPUs, clock) and guest command, what it needs built (builds.py:
+ibpd.ko for its VM's kernel, the tests, ...), and its host half,
+run(ctx), here or in a module of its own (bench, soak, kcov, coverage,
+bridge). The runner builds what a section declares before its run(),
+once a run: scripts/tests/check SECTION alone runs on a clean checkout.
 
 A Section's run(ctx) runs its steps (runner.Context.step; boot() starts
 vm-run from the section's VM and guest command), each a command whose
 kselftest TAP goes to out/check/STEP.tap; without a run(), a section
-with a VM is its boot. Lanes: "main"
+with a VM is its boot, one without its builds. Lanes: "main"
 (in order, printed as it runs), "debug" (beside it), "any" (the lane
 that is free first). quick: in make check-quick too (there with the
 system libibverbs only). on_demand: not in make check, run when named
@@ -17,37 +20,47 @@ from the environment, as make passes them).
 
 import os
 import shlex
-import subprocess
 
 from . import bench, bridge, coverage, deb, kcov, proof, soak, tap
+from .builds import Module, Tests, RDMA_CORES, BENCH
 from .runner import MAIN, DEBUG, ANY
 from . import vm
 from .vm import VM, Kernel, kernel_dir, matrix
 
+# the tests as plain make builds them (the default-kernel's harness, or
+# KERNEL's as make passes it); the debug sections' ibpd.ko, with gcov
+TESTS = Tests(Kernel("default-kernel"))
+DEBUG_MODULE = Module("debug", gcov=True)
+
 
 class Section:
     """name, title, lane; run(ctx): the host half (None: the boot of vm
-    alone); vm: a vm.VM; guest: the guest command, a list (its program
-    a path in the checkout, then arguments); quick: in make check-quick;
-    debug: needs the debug kernel; requires: the sections that must have
-    passed first; on_demand: only when named."""
+    alone, or without vm nothing but the builds); vm: a vm.VM; guest:
+    the guest command, a list (its program a path in the checkout, then
+    arguments); builds: what it needs built (builds.Need: the runner
+    builds them first); quick: in make check-quick; debug: needs the
+    debug kernel; after: the sections of its lane whose output it reads
+    (named alone, it brings them into the run, before it); on_demand:
+    only when named."""
 
     def __init__(self, name, title, lane, run=None, vm=None, guest=None,
-                 quick=False, debug=False, requires=(), on_demand=False):
+                 builds=(), quick=False, debug=False, after=(),
+                 on_demand=False):
         if (vm is None) != (guest is None):
             raise ValueError("%s: a VM and a guest command go together"
                              % name)
-        if run is None and vm is None:
+        if run is None and vm is None and not builds:
             raise ValueError("%s: nothing to run" % name)
         self.name = name
         self.title = title
         self.lane = lane
-        self.run = run or (lambda ctx: ctx.boot())
+        self.run = run or (lambda ctx: ctx.boot() if vm else None)
         self.vm = vm
         self.guest = guest
+        self.builds = tuple(builds)
         self.quick = quick
         self.debug = debug
-        self.requires = requires
+        self.after = tuple(after)
         self.on_demand = on_demand
 
     def wanted(self, quick, debug):
@@ -69,34 +82,13 @@ def staging(ctx):
                          "--check"], env=proof.gitconfig(ctx))
 
 
-def make(ctx, *args, log=None):
-    """make -s in the checkout; its output to LOG (tail shown on failure)."""
-    with open(log or os.devnull, "w") as f:
-        rc = subprocess.run(["make", "-s", "-C", ctx.top] + list(args),
-                            stdout=f, stderr=subprocess.STDOUT).returncode
-    if rc and log:
-        with open(log) as f:
-            for line in f.readlines()[-20:]:
-                ctx.lane.print(line.rstrip("\n"))
-    return rc == 0
-
-
 def kernel_section(k):
     """One boot of kernel k: its kselftests, then the verbs tests with
     each libibverbs, then the unload test."""
     def run(ctx):
-        # W=1, as the static section builds it (C=2 changes no object):
-        # that build's objects, not a second one
-        if not make(ctx, "module", "W=1", "KERNEL=" + k,
-                    log=os.path.join(ctx.out, "build-%s.log" % k)):
-            ctx.fail("kernel-" + k, "module build for " + k)
-            return
         libs = ["system"]
-        if not ctx.quick:
+        if not ctx.quick:	# built on the host (RDMA_CORES)
             libs += matrix(ctx.top, "rdma-cores").split()
-        for lib in libs[1:]:	# on the host: the VM's root is read-only
-            subprocess.run([ctx.path("scripts/build/rdma-core-fetch"), lib],
-                           stdout=subprocess.DEVNULL)
         ctx.lane.print("# libibverbs: " + " ".join(libs))
         st = proof.stock(ctx, k)
         env, mods = st or (None, ())
@@ -111,21 +103,8 @@ def kernel_section(k):
     return Section("kernel-" + k,
                    "kselftests and verbs tests on kernel %s (one boot)" % k,
                    MAIN, run, vm=VM(k, rxe=True),
-                   guest=["selftests/vm/run_kernel.sh"], quick=True)
-
-
-def debug_build(ctx):
-    # ibpd's objects with gcov (IBPD_GCOV=1), for the coverage report;
-    # the selftests are make all's (the same linux-source-6.1 harness)
-    # (its progress, on a cold cache a kernel build, to the lane's log)
-    ctx.lane.stream.flush()
-    kd = subprocess.run([ctx.path("scripts/build/kernel-dir"), "debug"],
-                        stdout=subprocess.PIPE, stderr=ctx.lane.stream,
-                        text=True)
-    if kd.returncode or not make(ctx, "module", "KERNEL=debug",
-                                 "IBPD_GCOV=1", log=os.path.join(
-                                     ctx.out, "build-debug.log")):
-        ctx.fail("debug-build", "debug kernel build")
+                   guest=["selftests/vm/run_kernel.sh"],
+                   builds=(Module(k), TESTS, RDMA_CORES), quick=True)
 
 
 KUNIT_TAG = "IBPD-KUNIT: "
@@ -172,7 +151,7 @@ def vm_test(ctx):
     if not test:
         ctx.fail("vm-test", 'no TEST: make vm-test TEST="PROG [ARGS]"')
         return
-    if os.environ.get("PACKAGES") == "1":
+    if os.environ.get("PACKAGES") == "1":	# the same builds serve
         if ctx.section.vm.dist_name(ctx.top):
             ctx.fail("vm-test", "PACKAGES=1 installs the bridge's packages "
                      "for the host's Debian 12, not with DIST")
@@ -203,7 +182,8 @@ def bridge_section(kernel, kernels):
                        ", DKMS's hook for a kernel installed later"
                        if later else ""), ANY,
                    bridge.section(kernel, later, first),
-                   vm=bridge.machine(kernel), guest=bridge.GUEST)
+                   vm=bridge.machine(kernel), guest=bridge.GUEST,
+                   builds=(Module(kernel), TESTS))
 
 
 def deb_dist_section(dist, kernel):
@@ -218,18 +198,19 @@ def deb_dist_section(dist, kernel):
 
 
 def select(reg, names):
-    """The sections of a run: those named (each one's requirements
-    narrowed to the named), else make check's (all but the on-demand
-    ones). A name not in reg: ValueError."""
+    """The sections of a run: those named and the ones whose output they
+    read (Section.after, theirs too), in reg's order, else make check's
+    (all but the on-demand ones). A name not in reg: ValueError."""
     if not names:
         return [s for s in reg if not s.on_demand]
     bad = [n for n in names if n not in {s.name for s in reg}]
     if bad:
         raise ValueError("no section %s (--list)" % ", ".join(bad))
-    reg = [s for s in reg if s.name in names]
-    for s in reg:
-        s.requires = tuple(r for r in s.requires if r in names)
-    return reg
+    want = set(names)
+    for s in reversed(reg):	# what a section reads comes before it
+        if s.name in want:
+            want.update(s.after)
+    return [s for s in reg if s.name in want]
 
 
 def registry(kernels, dist_kernels=()):
@@ -244,25 +225,33 @@ def registry(kernels, dist_kernels=()):
                 "kernel source)", MAIN, staging),
         Section("upstream-proof", "booted proof of the upstream series (the "
                 "patched kernel; the stock kernels' runs in their sections)",
-                MAIN, proof.section, vm=proof.PATCHED, guest=proof.GUEST),
+                MAIN, proof.section, vm=proof.PATCHED, guest=proof.GUEST,
+                # its own ibpd.ko for the patched modules (proof.build);
+                # the stock kernels' for their runs, here when their
+                # sections are not in the run; the demo, the bench
+                builds=[Module(k) for k in kernels] + [BENCH]),
         Section("deb", "Debian packages (make deb, lintian; apt-get, dkms, "
                 "upgrade, purge in the VM)", MAIN, deb.run,
                 vm=deb.machine(Kernel("default-kernel", "IBPD_DEB_KERNEL")),
                 guest=deb.GUEST),
     ] + [deb_dist_section(d, k) for d, k in dist_kernels
          if k in kernels] + [kernel_section(k) for k in kernels] + [
+        # the debug kernel (on a cold cache, built) and ibpd.ko for it,
+        # alone: its time apart from the boots'
         Section("debug-build", "debug kernel (KASAN, lockdep, kmemleak, "
-                "failslab, KUnit)", DEBUG, debug_build, debug=True),
+                "failslab, KUnit)", DEBUG, builds=(DEBUG_MODULE,),
+                debug=True),
         Section("debug", "KUnit and robustness on the debug kernel (one "
                 "boot)", DEBUG, debug, vm=vm.debug(console=True),
-                guest=["selftests/vm/run_debug.sh"], debug=True,
-                requires=("debug-build",)),
+                guest=["selftests/vm/run_debug.sh"],
+                builds=(DEBUG_MODULE, TESTS), debug=True),
         Section("kcov", "coverage-guided fuzzing on the debug kernel (KCOV: "
                 "guided against blind)", DEBUG, kcov.run, vm=kcov.VM_,
-                guest=kcov.GUEST, debug=True, requires=("debug-build",)),
+                guest=kcov.GUEST, builds=(DEBUG_MODULE, TESTS), debug=True),
+        # the gcov counts of the debug boot, over that build's .gcno files
         Section("coverage", "kernel line coverage of ibpd (gcov, lcov)",
-                DEBUG, coverage.run, debug=True,
-                requires=("debug-build",)),
+                DEBUG, coverage.run, builds=(DEBUG_MODULE,), debug=True,
+                after=("debug",)),
     ] + [bridge_section(k, kernels) for k in kernels] + [
         Section("install", "install (make install DESTDIR, pkg-config, man "
                 "pages, modinfo)", ANY, install),
@@ -270,17 +259,27 @@ def registry(kernels, dist_kernels=()):
                 "Makefile, the runner's TAP)", ANY, tooling),
         Section("bench-smoke", "benchmark smoke test (a short make bench)",
                 ANY, bench_smoke),
+        # the tests with the harness of the kernel they run on (6.1's has
+        # no test selection), as make vm-test builds them
         Section("vm-test", "one test program in the VM (make vm-test)", MAIN,
                 vm_test, vm=VM(Kernel("vm-test-kernel"), rxe=True,
                                dist=vm.Dist()),
-                guest=["selftests/vm/run_one.sh"], on_demand=True),
+                guest=["selftests/vm/run_one.sh"],
+                builds=(Module(Kernel("vm-test-kernel")),
+                        Tests(Kernel("vm-test-kernel"))), on_demand=True),
         Section("verbs", "the verbs tests on one kernel (make verbs-check)",
                 MAIN, vm=VM(Kernel("default-kernel"), rxe=True),
-                guest=["selftests/vm/run_verbs.sh"], on_demand=True),
+                guest=["selftests/vm/run_verbs.sh"],
+                builds=(Module(Kernel("default-kernel")), TESTS, RDMA_CORES),
+                on_demand=True),
+        # the patched kernel's ibpd.ko is the proof's (proof.patched_env)
         Section("bench", "benchmarks (make bench)", MAIN, bench.run,
                 vm=bench.VMS[bench.ICOUNT], guest=bench.GUEST,
+                builds=(Module(Kernel("default-kernel")), BENCH),
                 on_demand=True),
+        # ibpd.ko without gcov: not with the debug sections in one run
         Section("soak", "the long soak on the debug kernel (make soak)",
-                DEBUG, soak.run, vm=soak.VM_, guest=soak.GUEST, debug=True,
+                DEBUG, soak.run, vm=soak.VM_, guest=soak.GUEST,
+                builds=(Module("debug"), TESTS), debug=True,
                 on_demand=True),
     ]

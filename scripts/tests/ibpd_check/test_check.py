@@ -15,11 +15,12 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 from unittest import mock
 
-from . import (bench, bridge, cites, deb, kunit, proof, runner, sections,
-               tap, times, vm)
+from . import (bench, bridge, builds, cites, deb, kunit, proof, runner,
+               sections, tap, times, vm)
 
 LOGS = os.path.join(os.path.dirname(__file__), "..", "logs")
 TOP = os.path.realpath(os.path.join(os.path.dirname(__file__), "..", "..",
@@ -280,18 +281,16 @@ class Runner(unittest.TestCase):
                     debug=True),
             self.sh("three", "exit 3", runner.ANY),
             self.sh("four", ok, runner.ANY),
-            self.sh("five", ok, runner.DEBUG, debug=True,
-                    requires=("two",))])
+            self.sh("five", ok, runner.DEBUG, debug=True)])
         self.assertEqual(rc, 1)
         lines = text.splitlines()
-        self.assertEqual(lines[-1], "2 passed, 2 failed, 0 skipped")
+        self.assertEqual(lines[-1], "3 passed, 2 failed, 0 skipped")
         self.assertIn("# failed in two: not ok 1 b", lines)
         self.assertIn("# failed: three exited 3", lines)
-        self.assertTrue(any(x.startswith("### five: not run (two failed)")
-                            for x in lines))
         # each lane took one of the shared sections, or one took both
         self.assertEqual(r.queue, [])
-        self.assertEqual(sorted(r.done), ["four", "one", "three", "two"])
+        self.assertEqual(sorted(r.done), ["five", "four", "one", "three",
+                                          "two"])
 
     def test_stopped_vm(self):
         """A VM that vm-run stopped early: its words and the console's
@@ -425,19 +424,30 @@ class Runner(unittest.TestCase):
 
     def test_select(self):
         """make check's sections leave out the on-demand ones; named,
-        they run, and a requirement not named is dropped."""
+        they run, with the sections whose output they read, before
+        them."""
         reg = [self.sh("one", "", runner.MAIN),
                self.sh("two", "", runner.DEBUG, debug=True),
                self.sh("three", "", runner.DEBUG, debug=True,
-                       requires=("two",)),
+                       after=("two",)),
                self.sh("four", "", runner.ANY, on_demand=True)]
         self.assertEqual([s.name for s in sections.select(reg, [])],
                          ["one", "two", "three"])
-        sel = sections.select(reg, ["three", "four"])
-        self.assertEqual([s.name for s in sel], ["three", "four"])
-        self.assertEqual(sel[0].requires, ())
+        sel = sections.select(reg, ["four", "three"])
+        self.assertEqual([s.name for s in sel], ["two", "three", "four"])
+        self.assertEqual([s.name for s in sections.select(reg, ["two"])],
+                         ["two"])
         with self.assertRaises(ValueError):
             sections.select(reg, ["five"])
+        # make check's: the coverage report alone boots the debug kernel
+        reg = sections.registry(["6.1"])
+        self.assertEqual([s.name for s in sections.select(reg, [
+            "coverage"])], ["debug", "coverage"])
+        for s in reg:	# what a section reads: its lane's, before it
+            for a in s.after:
+                r, = [x for x in reg if x.name == a]
+                self.assertEqual(r.lane, s.lane)
+                self.assertLess(reg.index(r), reg.index(s))
 
     def test_vm_threads(self):
         """With the debug lane beside the main one, each step's VMs run
@@ -496,6 +506,146 @@ def matrix(top, name):
     """vm.matrix's stand-in, scripts/build/matrix NAME: the kernels (the
     newest not last), else "M-NAME"."""
     return "6.12 7 6.1" if name == "kernels" else "M-" + name
+
+
+class Fake(builds.Need):
+    """A build that takes a while, counted; ok: whether it builds."""
+
+    def __init__(self, name, ok=True, quick=True):
+        self.name, self.ok, self.quick = name, ok, quick
+        self.count = 0
+
+    def key(self, top):
+        return ("fake", self.name)
+
+    def what(self, top):
+        return "fake " + self.name
+
+    def build(self, ctx, log):
+        self.count += 1
+        time.sleep(0.2)	# the other lane asks meanwhile
+        return self.ok
+
+
+class Builds(unittest.TestCase):
+    """What sections need built: declared, made once a run before the
+    first section that declares it, a failed one failing each section
+    that declares it; make check's declarations."""
+
+    def sec(self, name, lane, needs, ran, **kw):
+        def run(ctx):
+            ran.append(name)
+            ctx.record(name, tap.Counts(1).totals())
+        return sections.Section(name, name, lane, run, builds=needs, **kw)
+
+    def test_once(self):
+        a, b = Fake("a"), Fake("b")
+        ran = []
+        rc, text, r = Runner.run_sections(self, [
+            self.sec("one", runner.MAIN, (a,), ran),
+            self.sec("two", runner.DEBUG, (a, b), ran, debug=True),
+            self.sec("three", runner.ANY, (b, a), ran)])
+        self.assertEqual(rc, 0, text)
+        self.assertEqual((a.count, b.count), (1, 1))
+        self.assertEqual(sorted(ran), ["one", "three", "two"])
+        self.assertEqual(text.count("# build: fake a"), 1)
+
+    def test_failed(self):
+        bad, good = Fake("bad", ok=False), Fake("good")
+        ran = []
+        rc, text, r = Runner.run_sections(self, [
+            self.sec("one", runner.MAIN, (bad, good), ran),
+            self.sec("two", runner.DEBUG, (good, bad), ran, debug=True),
+            self.sec("three", runner.ANY, (good,), ran)])
+        self.assertEqual(rc, 1)
+        self.assertEqual((bad.count, good.count), (1, 1))
+        self.assertEqual(ran, ["three"])
+        lines = text.splitlines()
+        self.assertEqual(lines[-1], "1 passed, 2 failed, 0 skipped")
+        fails = sorted(x for x in lines if x.startswith("# failed: "))
+        self.assertEqual(len(fails), 2, fails)
+        for f, sec in zip(fails, ("one", "two")):
+            self.assertIn("# failed: %s needs fake bad: it did not build"
+                          % sec, f)
+            self.assertIn("build-fake-bad.log", f)
+        # the one that did not build it names the one that did
+        self.assertIn("in section one", fails[1])
+
+    def test_quick(self):
+        full = Fake("full", quick=False)
+        rc, text, r = Runner.run_sections(self, [
+            self.sec("one", runner.MAIN, (full,), [], quick=True)],
+            quick=True)
+        self.assertEqual((rc, full.count), (0, 0))
+
+    def test_module(self):
+        """The one way ibpd.ko is built: make module W=1 (the static
+        section's flags), for the need and for the proof's own."""
+        argvs = []
+
+        def run(argv, env=None, **kw):
+            argvs.append(argv)
+            return subprocess.CompletedProcess(argv, 0)
+        ctx = OnDemand.Ctx()
+        with tempfile.TemporaryDirectory() as d, \
+                mock.patch.object(builds.subprocess, "run", run):
+            ctx.section = sections.Section("s", "s", runner.MAIN,
+                                           lambda ctx: None)
+            log = os.path.join(d, "log")
+            self.assertTrue(builds.Module("6.12").build(ctx, log))
+            self.assertTrue(builds.Module("debug", gcov=True).build(ctx, log))
+            self.assertTrue(builds.module(ctx, "upstream", log, b="out/u"))
+        make = ["make", "-s", "-C", "/top", "module", "W=1"]
+        self.assertEqual(argvs, [
+            ["/top/scripts/build/kernel-dir", "6.12"],
+            make + ["KERNEL=6.12"],
+            ["/top/scripts/build/kernel-dir", "debug"],
+            make + ["KERNEL=debug", "IBPD_GCOV=1"],
+            make + ["KERNEL=upstream", "B=out/u"]])
+        self.assertIn("W=1 C=2", open(os.path.join(
+            TOP, "scripts/tests/static_test.sh")).read())
+
+    def keys(self, s):
+        return [n.key("/top") for n in s.builds]
+
+    def test_declared(self):
+        """Every section whose VM loads ibpd.ko declares it for the VM's
+        kernel (the proof's patched kernel takes its own build: the
+        section's VM says so, ko=); the ones that run the tests declare
+        them; make check's sections build the debug kernel's one way."""
+        with mock.patch.object(vm, "matrix", matrix):
+            reg = sections.registry(["6.1", "6.12", "7"])
+            tests = sections.TESTS.key("/top")
+            for s in reg:
+                if not s.vm or not s.vm.ibpd or s.name == "upstream-proof":
+                    continue
+                k = s.vm.kernel_name("/top")
+                self.assertTrue(any(key[:2] == ("module", k)
+                                    for key in self.keys(s)), s.name)
+                if s.name not in ("bench",):
+                    self.assertTrue(any(key[0] == "tests"
+                                        for key in self.keys(s)), s.name)
+            by = {s.name: self.keys(s) for s in reg}
+            self.assertEqual(by["kernel-6.12"], [
+                ("module", "6.12"), tests, ("rdma-cores",)])
+            self.assertEqual(by["upstream-proof"], [
+                ("module", k) for k in ("6.1", "6.12", "7")] + [
+                ("make", "lib", "build/bench/ibpd_bench")])
+            self.assertEqual(by["coverage"], [("module", "debug", "gcov")])
+            self.assertEqual(by["vm-test"][0], ("module",
+                                                "M-vm-test-kernel"))
+            self.assertEqual(builds.clashes(sections.select(reg, []),
+                                            "/top", False), [])
+            self.assertEqual(builds.clashes(sections.select(reg, [
+                "debug", "soak"]), "/top", False),
+                ["ibpd.ko for kernel debug with gcov and without"])
+        rc, text, r = Runner.run_sections(self, [
+            self.sec("one", runner.MAIN, (builds.Module("debug"),), []),
+            self.sec("two", runner.DEBUG, (builds.Module("debug", True),),
+                     [], debug=True)])
+        self.assertEqual(rc, 1)
+        self.assertIn("# error: this run's sections want ibpd.ko for "
+                      "kernel debug with gcov and without", text)
 
 
 class OnDemand(unittest.TestCase):
@@ -827,7 +977,6 @@ class Proof(unittest.TestCase):
                                   ctx.compared.append(log)), \
                 mock.patch.object(proof, "matrix",
                                   lambda top, n: {"upstream-kernel": "7"}[n]), \
-                mock.patch.object(proof, "run", lambda *a, **kw: ""), \
                 mock.patch.object(glob, "glob", lambda p: []):
             ctx.section.run(ctx)
         return ctx, patched
@@ -922,8 +1071,6 @@ class Bridge(unittest.TestCase):
                                   lambda ctx, d: "/distro"), \
                 mock.patch.object(bridge, "prebuild",
                                   lambda ctx, k, d: "/built-" + k), \
-                mock.patch.object(bridge, "make_module",
-                                  lambda ctx, k: True), \
                 mock.patch.object(bridge, "kernel_dir",
                                   lambda top, k: "/kc-" + k), \
                 mock.patch.object(bridge, "headers_run_here",
