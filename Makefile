@@ -8,7 +8,7 @@
 #                        kernel), provider + DV library for the system's
 #                        libibverbs, tool, tests
 #   make check           Debian packages it needs (scripts/build/install-deps),
-#                        everything, then all tests, in the test VM
+#                        then all tests, in the test VM
 #   make check-quick     static checks and one kernel's kselftests (KERNEL)
 #   make vm-test TEST="PROG [ARGS]"
 #                        one test program in the test VM (KERNEL; PACKAGES=1:
@@ -37,7 +37,9 @@
 #                        series' provider ABI): out/bridge/ibpd/
 #
 # check, check-quick, vm-test, verbs-check, bench, soak and upstream-proof
-# run scripts/tests/check (their sections: scripts/tests/check --list).
+# run scripts/tests/check (their sections: scripts/tests/check --list),
+# which builds what each section needs, once a run (the module for its
+# kernel, the tests, ...): they build nothing themselves.
 # The kernels, rdma-core versions and VM modules: scripts/matrix.conf
 # (KERNEL defaults to its default-kernel, for make vm-test to vm-test-kernel).
 
@@ -175,8 +177,8 @@ verbs-tests: $(B)/provider/include/infiniband/ibpddv.h $(SYSLIB)/libibpd.so.1
 		IBPD_LIBS="-L$(CURDIR)/$(SYSLIB) -libpd"
 
 # The verbs tests in the test VM, on ibpd0 and rxe0, with the system
-# libibverbs and each rdma-core of the matrix (needs the module: make module).
-verbs-check: provider-all verbs-tests
+# libibverbs and each rdma-core of the matrix (the section builds them).
+verbs-check: build-deps
 	KERNEL=$(KERNEL) scripts/tests/check verbs
 
 $(B)/bench/ibpd_bench: bench/ibpd_bench.c selftests/lib/ibpd_debugfs.h \
@@ -192,11 +194,10 @@ deps:
 	scripts/build/install-deps
 
 check: deps
-	$(MAKE) all provider-all
 	scripts/tests/check
 
 # The fast tier: the static checks, one kernel's kselftests and verbs tests.
-check-quick: all
+check-quick: build-deps
 	KERNELS="$(or $(KERNELS),$(KERNEL))" scripts/tests/check --quick
 
 # One test in the test VM, the inner loop (a name of build/selftests/,
@@ -213,17 +214,16 @@ check-quick: all
 VMTEST_KERNEL := $(if $(filter file,$(origin KERNEL)),$(vm-test-kernel),$(KERNEL))
 vm-test:
 	@[ -n "$(TEST)" ] || { echo 'make vm-test TEST="PROG [ARGS]"' >&2; exit 2; }
-	$(MAKE) --no-print-directory all KERNEL=$(VMTEST_KERNEL)
+	$(MAKE) --no-print-directory build-deps
 	KERNEL=$(VMTEST_KERNEL) scripts/tests/check vm-test
 
 # Benchmarks in the test VM: a table of ratios, out/bench/{bench.json,bench.png}.
-bench: module lib $(B)/bench/ibpd_bench
+bench: build-deps
 	scripts/tests/check bench
 
 # The long soak on the debug kernel (a short one runs in make check).
 SOAK_MINUTES ?= 60
 soak: deps
-	$(MAKE) module selftests KERNEL=debug
 	SOAK_MINUTES=$(SOAK_MINUTES) scripts/tests/check soak
 
 demo: deps

@@ -221,7 +221,7 @@ done
 rm -rf "$tmp/series" "$tmp/top"
 
 # ibpddv_is_supported(3) says which provider claims a device by its name
-# in the matrix's rdma-cores (make check's provider-all has built them):
+# in the matrix's rdma-cores (rdma-core-fetch: fetched on first use):
 # rxe's, and no other.
 vs=$("$top/scripts/build/matrix" rdma-cores)
 got="" want=""
