@@ -253,8 +253,11 @@ def registry(kernels, dist_kernels=()):
                 DEBUG, coverage.run, builds=(DEBUG_MODULE,), debug=True,
                 after=("debug",)),
     ] + [bridge_section(k, kernels) for k in kernels] + [
+        # the module make install installs: the test kernel's where the
+        # host has no kernel build tree of its own (install_test.sh)
         Section("install", "install (make install DESTDIR, pkg-config, man "
-                "pages, modinfo)", ANY, install),
+                "pages, modinfo)", ANY, install,
+                builds=(Module(Kernel("default-kernel")),)),
         Section("tooling", "tooling tests (splat detector, vm-run, the "
                 "Makefile, the runner's TAP)", ANY, tooling),
         Section("bench-smoke", "benchmark smoke test (a short make bench)",
