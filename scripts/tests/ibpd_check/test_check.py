@@ -1350,8 +1350,6 @@ class Times(unittest.TestCase):
             self.sh("first", cases(2), runner.MAIN),
             self.sh("deep", cases(1, skipped=3), runner.DEBUG, debug=True),
             self.sh("gone", "exit 1", runner.DEBUG, debug=True),
-            self.sh("after", cases(5), runner.DEBUG, debug=True,
-                    requires=("gone",)),
             self.sh("shared", cases(4), runner.ANY)])
 
     def test_record_and_table(self):
@@ -1362,7 +1360,6 @@ class Times(unittest.TestCase):
         self.assertEqual(got["deep"], ("debug", tap.Counts(1, 0, 3)))
         self.assertEqual(got["gone"][1], tap.Counts(failed=1))
         self.assertEqual(got["shared"][1], tap.Counts(4))
-        self.assertNotIn("after", got)	# not run: no time, no block
         self.assertEqual(total, tap.Counts(7, 1, 3))
         self.assertEqual([x[1] for x in rows],
                          sorted((x[1] for x in rows), key=lambda lane:
