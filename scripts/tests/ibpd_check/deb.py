@@ -137,17 +137,16 @@ def run(ctx):
         host(ctx, w, kernel, tmp, dist)
 
 
-def in_root(ctx, dist, argv, binds=()):
-    """argv run in a throw-away root of dist's build root."""
-    root = out([ctx.path("scripts/build/dist-root"), "--build", dist])
+def in_root(ctx, root, argv, binds=()):
+    """argv run in a throw-away root of the build root root."""
     b = [a for d in binds for a in ("--bind", d)]
     return [ctx.path("scripts/build/throwaway-root")] + b + [
         "--chroot", root] + argv
 
 
-def suffix(ctx, dist):
-    """The version suffix of dist's packages: +debNN (deb-build --dist)."""
-    root = out([ctx.path("scripts/build/dist-root"), "--build", dist])
+def suffix(root):
+    """The version suffix of the packages built in the build root root:
+    +debNN, its Debian's release (deb-build --dist)."""
     with open(os.path.join(root, "etc/debian_version")) as f:
         return "+deb" + f.read().split(".")[0]
 
@@ -171,8 +170,11 @@ def host(ctx, w, kernel, tmp, dist=None):
 
     with open(ctx.path("Makefile")) as f:
         version = re.search(r"^VERSION\s*:=\s*(\S+)", f.read(), re.M)[1]
+    # dist's build root (made by make deb DIST=dist: here, its directory)
+    broot = out([ctx.path("scripts/build/dist-root"), "--build",
+                 dist]) if dist else ""
     # the packages' version; version is the module's and the sources'
-    pv = version + (suffix(ctx, dist) if dist else "")
+    pv = version + (suffix(broot) if dist else "")
     arch = out(["dpkg", "--print-architecture"])
     ma = out(["gcc", "-print-multiarch"])
     archs = {"ibpd-dkms": "all"}
@@ -190,7 +192,7 @@ def host(ctx, w, kernel, tmp, dist=None):
     lintian = ["lintian", "--fail-on", "error,warning",
                os.path.join(old, "ibpd_%s_%s.changes" % (pv, arch))]
     if dist:	# that Debian's lintian, in its build root
-        lintian = in_root(ctx, dist, lintian, [old])
+        lintian = in_root(ctx, broot, lintian, [old])
     rc, o = sh(lintian)
     w.ok(rc == 0, "lintian%s: no error, no warning (%d tags)" % (
         " (%s's)" % dist if dist else "",
@@ -212,10 +214,7 @@ def host(ctx, w, kernel, tmp, dist=None):
          "(no headers of its own: Debian's names are the architecture's)"
          % (version, version), "\n".join(conf + files))
 
-    lib = "/usr/lib/%s/libibverbs.so.1" % ma
-    if dist:
-        lib = out([ctx.path("scripts/build/dist-root"), "--build",
-                   dist]) + lib
+    lib = broot + "/usr/lib/%s/libibverbs.so.1" % ma
     abi = out([ctx.path("scripts/build/provider-abi"), lib])
     dep = field(deb("libibpd1"), "Depends")
     files = listing(deb("libibpd1"))
